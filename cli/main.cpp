@@ -1,0 +1,34 @@
+// kiln: a compiler harness for agents that write GPU kernels.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  using namespace kiln::cli;
+  CLI::App app{"kiln: a compiler harness for agents that write and optimize GPU kernels, served over MCP"};
+  app.set_version_flag("--version", version());
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_option("--tasks-dir", global.tasks_dir, "folder of task bundles (default: KILN_TASKS_DIR, then the bundled tasks)");
+  app.add_option("--task", global.task, "the task used when a call names none (default: the only task)");
+  app.add_option("--log-level", global.log_level, "stderr log level")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+
+  Runner mcp = add_mcp_command(app, global);
+  Runner call = add_call_command(app, global);
+  Runner tasks = add_tasks_command(app, global);
+
+  CLI11_PARSE(app, argc, argv);
+  setup_logging(global.log_level);
+  try {
+    if (app.got_subcommand("mcp")) return mcp();
+    if (app.got_subcommand("call")) return call();
+    if (app.got_subcommand("tasks")) return tasks();
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+  return 2;
+}

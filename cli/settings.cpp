@@ -1,0 +1,48 @@
+#include "settings.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace kiln::cli {
+
+namespace fs = std::filesystem;
+
+std::string version() { return KILN_VERSION_STRING; }
+
+void setup_logging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("kiln");
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+fs::path resolve_tasks_dir(const GlobalOptions& options) {
+  if (!options.tasks_dir.empty()) return options.tasks_dir;
+  if (const char* env = std::getenv("KILN_TASKS_DIR"); env && *env) return env;
+  if (fs::exists(fs::path(KILN_SOURCE_TASKS_DIR) / "fp16_gemm" / "task.json")) return KILN_SOURCE_TASKS_DIR;
+  std::error_code error;
+  fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  return exe.parent_path().parent_path() / "share" / "kiln" / "tasks";
+}
+
+Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options, const fs::path& run_dir,
+                                                 bool test_tools) {
+  mcp::ServerInfo info;
+  info.version = version();
+  info.instructions =
+      "kiln is the harness for this GPU-kernel run: it owns correctness and timing. Start with get_task; "
+      "the optimize prompt has the full workflow.";
+  auto server = std::make_unique<mcp::Server>(std::move(info));
+  tools::ToolboxConfig config;
+  config.tasks_dir = resolve_tasks_dir(options);
+  config.run_dir = run_dir;
+  config.default_task = options.task;
+  config.test_tools = test_tools;
+  if (auto status = tools::register_toolbox(*server, config); !status) return status.error();
+  return server;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,31 @@
+// Settings shared by the subcommands: where the data lives, logging.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "kiln/base/result.h"
+#include "kiln/mcp/server.h"
+#include "kiln/tools/toolbox.h"
+
+namespace kiln::cli {
+
+struct GlobalOptions {
+  std::string tasks_dir;  // empty: KILN_TASKS_DIR, then the source tree, then <prefix>/share/kiln/tasks
+  std::string task;       // default task name
+  std::string log_level = "info";
+};
+
+std::string version();
+
+// Logs go to stderr only: in stdio mode stdout carries nothing but protocol.
+void setup_logging(const std::string& level);
+
+std::filesystem::path resolve_tasks_dir(const GlobalOptions& options);
+
+// A server with every tool, resource and prompt registered.
+Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options, const std::filesystem::path& run_dir,
+                                                 bool test_tools);
+
+}  // namespace kiln::cli

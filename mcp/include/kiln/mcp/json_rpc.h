@@ -1,0 +1,64 @@
+// JSON-RPC 2.0 messages: parsing with precise errors, and building replies.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+namespace kiln::mcp {
+
+using json = nlohmann::json;
+
+// The error codes of JSON-RPC 2.0 and the ones MCP adds.
+namespace error_code {
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kMethodNotFound = -32601;
+inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
+inline constexpr int kResourceNotFound = -32002;  // MCP: resources/read of an unknown URI
+}  // namespace error_code
+
+struct RpcError {
+  int code = error_code::kInternalError;
+  std::string message;
+  json data;  // null when absent
+};
+
+struct Message {
+  enum class Kind { kRequest, kNotification, kResponse };
+  Kind kind = Kind::kRequest;
+  json id;              // requests and responses: a string or an integer
+  std::string method;   // requests and notifications
+  json params;          // object, or null when absent
+  json result;          // successful responses
+  std::optional<RpcError> error;  // error responses
+
+  bool is_request() const { return kind == Kind::kRequest; }
+  bool is_notification() const { return kind == Kind::kNotification; }
+  bool is_response() const { return kind == Kind::kResponse; }
+};
+
+// A message that could not be accepted, with the id to answer (null when unknown).
+struct RejectedMessage {
+  json id;
+  RpcError error;
+};
+
+// Validates one already-parsed JSON value as a JSON-RPC 2.0 message.
+std::variant<Message, RejectedMessage> parse_message(const json& value);
+
+// Parses text; malformed JSON becomes a -32700 rejection. Batches (arrays) are
+// returned as a json array for the caller, which decides whether they are allowed.
+std::variant<json, RejectedMessage> parse_json_text(const std::string& text);
+
+json make_result(const json& id, json result);
+json make_error_response(const json& id, const RpcError& error);
+json make_notification(const std::string& method, json params);
+
+// A stable string key for a request id (1 and "1" are different ids).
+std::string id_key(const json& id);
+
+}  // namespace kiln::mcp

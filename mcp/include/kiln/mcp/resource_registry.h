@@ -1,0 +1,62 @@
+// Read-only resources: fixed URIs and URI templates (RFC 6570 level 1, {var}).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/base/result.h"
+
+namespace kiln::mcp {
+
+struct ResourceContents {
+  std::string mime_type;
+  std::string text;
+};
+
+struct Resource {
+  std::string uri;
+  std::string name;
+  std::string title;
+  std::string description;
+  std::string mime_type;
+  std::function<Result<ResourceContents>()> read;
+};
+
+using TemplateVariables = std::map<std::string, std::string>;
+
+struct ResourceTemplate {
+  std::string uri_template;  // e.g. kiln://zoo/{id}/{file}
+  std::string name;
+  std::string title;
+  std::string description;
+  std::string mime_type;
+  std::function<Result<ResourceContents>(const TemplateVariables&)> read;
+};
+
+// Matches `uri` against a template of literal text and {name} variables; a
+// variable matches one or more characters other than '/'.
+std::optional<TemplateVariables> match_uri_template(const std::string& uri_template, const std::string& uri);
+
+class ResourceRegistry {
+ public:
+  void add(Resource resource);
+  void add(ResourceTemplate resource_template);
+
+  nlohmann::json list() const;            // resources/list
+  nlohmann::json list_templates() const;  // resources/templates/list
+
+  // resources/read: the contents, or an error saying the URI is unknown or why it could not be read.
+  Result<nlohmann::json> read(const std::string& uri) const;
+  bool knows(const std::string& uri) const;
+
+ private:
+  std::vector<Resource> resources_;
+  std::vector<ResourceTemplate> templates_;
+};
+
+}  // namespace kiln::mcp

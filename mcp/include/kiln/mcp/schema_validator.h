@@ -1,0 +1,24 @@
+// Validation of tool arguments against the flat JSON Schema subset kiln's tools
+// declare. Debian ships no C++ JSON Schema validator, so kiln carries this one;
+// it covers exactly what tool schemas may use (see check_tool_schema).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kiln::mcp {
+
+// nullopt when `value` satisfies `schema`; otherwise one message naming the
+// argument path and what was expected, e.g. "argument `steps`: expected an
+// integer, got the string \"x\"".
+std::optional<std::string> validate_against_schema(const nlohmann::json& schema,
+                                                   const nlohmann::json& value);
+
+// nullopt when `schema` is a flat object schema as DESIGN.md requires (object
+// type, properties of primitive, enum or array type, no anyOf/oneOf/allOf/$ref)
+// and uses only keywords validate_against_schema understands.
+std::optional<std::string> check_tool_schema(const nlohmann::json& schema);
+
+}  // namespace kiln::mcp

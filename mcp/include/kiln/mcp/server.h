@@ -1,0 +1,39 @@
+// What an MCP server offers: its identity and its tools, resources and prompts.
+// Filled before serving and read-only afterwards, so sessions share it freely.
+#pragma once
+
+#include <string>
+
+#include "kiln/mcp/prompt_registry.h"
+#include "kiln/mcp/resource_registry.h"
+#include "kiln/mcp/tool_registry.h"
+
+namespace kiln::mcp {
+
+struct ServerInfo {
+  std::string name = "kiln";
+  std::string title = "kiln";
+  std::string version;
+  std::string instructions;  // sent in the initialize result
+};
+
+class Server {
+ public:
+  explicit Server(ServerInfo info) : info_(std::move(info)) {}
+
+  const ServerInfo& info() const { return info_; }
+  ToolRegistry& tools() { return tools_; }
+  const ToolRegistry& tools() const { return tools_; }
+  ResourceRegistry& resources() { return resources_; }
+  const ResourceRegistry& resources() const { return resources_; }
+  PromptRegistry& prompts() { return prompts_; }
+  const PromptRegistry& prompts() const { return prompts_; }
+
+ private:
+  ServerInfo info_;
+  ToolRegistry tools_;
+  ResourceRegistry resources_;
+  PromptRegistry prompts_;
+};
+
+}  // namespace kiln::mcp

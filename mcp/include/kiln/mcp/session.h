@@ -1,0 +1,67 @@
+// One MCP session: lifecycle, version negotiation, dispatch of requests and
+// notifications, and the requests in flight. Tool calls run on worker threads,
+// so a long call never blocks ping or a cancellation.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kiln/mcp/json_rpc.h"
+#include "kiln/mcp/log_level.h"
+#include "kiln/mcp/outbox.h"
+#include "kiln/mcp/server.h"
+
+namespace kiln::mcp {
+
+class Session {
+ public:
+  Session(const Server& server, Outbox& outbox);
+  ~Session();  // cancels what is in flight and waits for the workers
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // One message or, where the negotiated revision allows, a batch (an array).
+  void handle(const json& value);
+
+  bool initialized() const { return initialized_.load(); }
+  std::string protocol_version() const;
+
+  // Cancels every request in flight (transport closed) and waits for workers.
+  void shutdown();
+
+ private:
+  struct InFlight {
+    std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
+    std::atomic<bool> answered{false};
+  };
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+
+  void handle_one(const json& value);
+  void handle_request(const Message& message);
+  void handle_notification(const Message& message);
+  json dispatch(const Message& message);  // throws RpcFailure for JSON-RPC errors
+  json initialize(const json& params);
+  void start_tool_call(const Message& message);
+  void answer(const json& id, std::optional<json> response);
+  void reap_workers(bool wait_all);
+
+  const Server& server_;
+  Outbox& outbox_;
+  std::atomic<bool> initialize_seen_{false};
+  std::atomic<bool> initialized_{false};
+  mutable std::mutex mutex_;  // guards protocol_version_, in_flight_, workers_
+  std::string protocol_version_;
+  std::map<std::string, std::shared_ptr<InFlight>> in_flight_;
+  std::vector<Worker> workers_;
+  std::shared_ptr<std::atomic<LogLevel>> log_level_ = std::make_shared<std::atomic<LogLevel>>(LogLevel::kInfo);
+};
+
+}  // namespace kiln::mcp

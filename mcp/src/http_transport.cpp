@@ -1,0 +1,316 @@
+#include "kiln/mcp/http_transport.h"
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "kiln/mcp/http_exchange.h"
+#include "kiln/mcp/json_rpc.h"
+#include "kiln/mcp/protocol_version.h"
+#include "kiln/mcp/session.h"
+
+namespace kiln::mcp {
+namespace {
+
+constexpr const char* kSessionHeader = "Mcp-Session-Id";
+constexpr const char* kVersionHeader = "MCP-Protocol-Version";
+
+std::optional<std::string> header(const httplib::Request& request, const char* name) {
+  if (!request.has_header(name)) return std::nullopt;
+  return request.get_header_value(name);
+}
+
+std::string new_session_id() {
+  std::random_device device;
+  std::uniform_int_distribution<unsigned> byte(0, 255);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (int i = 0; i < 16; ++i) {
+    unsigned b = byte(device);
+    id.push_back(kHex[b >> 4]);
+    id.push_back(kHex[b & 15]);
+  }
+  return id;
+}
+
+void reply_error(httplib::Response& response, int status, const std::string& message, int code = error_code::kInvalidRequest) {
+  response.status = status;
+  response.set_content(make_error_response(nullptr, RpcError{code, message, nullptr}).dump(), "application/json");
+}
+
+bool is_initialize(const json& body) {
+  return body.is_object() && body.value("method", "") == "initialize" && body.contains("id");
+}
+
+}  // namespace
+
+// One HTTP session: an MCP Session and the outbox that routes its messages to
+// the POST exchanges waiting for them.
+class HttpSession : public Outbox {
+ public:
+  HttpSession(const Server& server, std::string id, Recorder* recorder)
+      : id_(std::move(id)), recorder_(recorder), session_(server, *this) {}
+  ~HttpSession() override { session_.shutdown(); }
+
+  const std::string& id() const { return id_; }
+  Session& session() { return session_; }
+  std::chrono::steady_clock::time_point last_used() const {
+    std::lock_guard lock(mutex_);
+    return last_used_;
+  }
+
+  // Feeds one POST body to the session with `exchange` collecting the replies.
+  // False, with nothing delivered, when a request id is already in flight.
+  bool deliver(const json& body, const std::shared_ptr<Exchange>& exchange) {
+    std::lock_guard handling(handle_mutex_);
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& key : exchange->pending_keys()) {
+        auto it = routes_.find(key);
+        if (it != routes_.end() && !it->second.expired()) return false;
+      }
+      last_used_ = std::chrono::steady_clock::now();
+      for (const auto& key : exchange->pending_keys()) routes_[key] = exchange;
+      current_ = exchange;
+    }
+    if (recorder_) recorder_->incoming(body, id_);
+    session_.handle(body);
+    std::lock_guard lock(mutex_);
+    current_.reset();
+    return true;
+  }
+
+  void notify(const json& message, const json& about) override {
+    if (auto exchange = route(about, /*finished=*/false)) {
+      if (recorder_) recorder_->outgoing(message, id_);
+      exchange->push_notification(message);
+    } else {
+      spdlog::debug("session {}: dropped a notification with no open stream", id_);
+    }
+  }
+
+  void respond(const json& id, std::optional<json> response) override {
+    auto exchange = route(id, /*finished=*/true);
+    if (!exchange) return;
+    if (response && recorder_) recorder_->outgoing(*response, id_);
+    exchange->finish(id.is_null() ? std::string() : id_key(id), std::move(response));
+  }
+
+ private:
+  std::shared_ptr<Exchange> route(const json& id, bool finished) {
+    std::lock_guard lock(mutex_);
+    if (!id.is_null()) {
+      auto it = routes_.find(id_key(id));
+      if (it != routes_.end()) {
+        auto exchange = it->second.lock();
+        if (finished) routes_.erase(it);
+        if (exchange) return exchange;
+      }
+    }
+    return current_;  // replies to messages that could not be read
+  }
+
+  std::string id_;
+  Recorder* recorder_;
+  mutable std::mutex mutex_;  // guards routes_, current_, last_used_
+  std::mutex handle_mutex_;   // one POST body is fed to the session at a time
+  std::map<std::string, std::weak_ptr<Exchange>> routes_;
+  std::shared_ptr<Exchange> current_;
+  std::chrono::steady_clock::time_point last_used_ = std::chrono::steady_clock::now();
+  Session session_;  // last: destroyed first, while the routes above still exist
+};
+
+class HttpTransport::Impl {
+ public:
+  Impl(const Server& server, HttpOptions options) : server_(server), options_(std::move(options)) {
+    http_.new_task_queue = [] { return new httplib::ThreadPool(64); };
+    http_.set_payload_max_length(options_.max_request_bytes);
+    http_.set_read_timeout(30, 0);
+    http_.set_write_timeout(30, 0);
+    http_.Post("/mcp", [this](const httplib::Request& q, httplib::Response& r) { post(q, r); });
+    http_.Delete("/mcp", [this](const httplib::Request& q, httplib::Response& r) { remove(q, r); });
+    http_.Get("/mcp", [this](const httplib::Request& q, httplib::Response& r) {
+      if (!guard(q, r)) return;
+      r.status = 405;
+      r.set_header("Allow", "POST, DELETE");
+      r.set_content("kiln opens no standalone SSE stream; POST requests to /mcp", "text/plain");
+    });
+    http_.set_error_handler([](const httplib::Request& q, httplib::Response& r) {
+      if (r.status == 404 && q.path != "/mcp") r.set_content("not found: kiln serves MCP at /mcp", "text/plain");
+      if (r.status == 413) r.set_content("request too large", "text/plain");
+    });
+    http_.set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr error) {
+      std::string what = "internal error";
+      try {
+        if (error) std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      spdlog::error("HTTP handler failed: {}", what);
+      reply_error(r, 500, "internal error: " + what, error_code::kInternalError);
+    });
+  }
+
+  Result<int> bind() {
+    options_.guard.loopback_bind = is_loopback_host(options_.host);
+    if (!options_.guard.loopback_bind && !options_.guard.bearer_token) {
+      return kiln::make_error("refusing to listen on " + options_.host +
+                        " without a bearer token: pass --token-file FILE, or bind 127.0.0.1");
+    }
+    int port = options_.port == 0 ? http_.bind_to_any_port(options_.host.c_str())
+                                  : (http_.bind_to_port(options_.host.c_str(), options_.port) ? options_.port : -1);
+    if (port < 0) {
+      return kiln::make_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+                        " (in use, or not an address of this machine); pick another with --http HOST:PORT");
+    }
+    return port;
+  }
+
+  void serve() { http_.listen_after_bind(); }
+  void stop() { http_.stop(); }
+
+ private:
+  bool guard(const httplib::Request& request, httplib::Response& response) {
+    auto verdict = check_http_request(options_.guard, header(request, "Origin"), header(request, "Host"),
+                                      header(request, "Authorization"));
+    if (verdict.status == 0) return true;
+    if (verdict.status == 401) response.set_header("WWW-Authenticate", "Bearer");
+    reply_error(response, verdict.status, verdict.message);
+    return false;
+  }
+
+  std::shared_ptr<HttpSession> find_session(const httplib::Request& request, httplib::Response& response) {
+    auto id = header(request, kSessionHeader);
+    if (!id) {
+      reply_error(response, 400, "missing Mcp-Session-Id header: send initialize first and echo the id it returns");
+      return nullptr;
+    }
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(*id);
+    if (it == sessions_.end()) {
+      reply_error(response, 404, "unknown or ended session " + *id + ": initialize a new session");
+      return nullptr;
+    }
+    return it->second;
+  }
+
+  std::shared_ptr<HttpSession> create_session() {
+    std::lock_guard lock(mutex_);
+    while (sessions_.size() >= options_.max_sessions) {
+      auto oldest = sessions_.begin();
+      for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
+        if (it->second->last_used() < oldest->second->last_used()) oldest = it;
+      spdlog::info("ending idle session {} (session limit {})", oldest->first, options_.max_sessions);
+      sessions_.erase(oldest);
+    }
+    auto session = std::make_shared<HttpSession>(server_, new_session_id(), options_.recorder);
+    sessions_[session->id()] = session;
+    return session;
+  }
+
+  void post(const httplib::Request& request, httplib::Response& response) {
+    if (!guard(request, response)) return;
+    auto parsed = parse_json_text(request.body);
+    if (auto* rejected = std::get_if<RejectedMessage>(&parsed)) {
+      if (options_.recorder) options_.recorder->incoming_raw(request.body, header(request, kSessionHeader).value_or(""));
+      response.status = 400;
+      response.set_content(make_error_response(rejected->id, rejected->error).dump(), "application/json");
+      return;
+    }
+    const json& body = std::get<json>(parsed);
+
+    std::shared_ptr<HttpSession> session;
+    if (!request.has_header(kSessionHeader) && is_initialize(body)) {
+      session = create_session();
+    } else {
+      session = find_session(request, response);
+      if (!session) return;
+      if (auto version = header(request, kVersionHeader)) {
+        std::string negotiated = session->session().protocol_version();
+        if (!is_supported_protocol_version(*version) || (!negotiated.empty() && *version != negotiated)) {
+          reply_error(response, 400, "unsupported MCP-Protocol-Version " + *version + "; this session speaks " +
+                                         (negotiated.empty() ? std::string(newest_protocol_version()) : negotiated));
+          return;
+        }
+      }
+    }
+    response.set_header(kSessionHeader, session->id());
+
+    std::string accept = request.get_header_value("Accept");
+    bool sse_allowed = accept.empty() || accept.find("text/event-stream") != std::string::npos ||
+                       accept.find("*/*") != std::string::npos;
+    if (body.is_array() && !protocol_allows_batches(session->session().protocol_version())) {
+      reply_error(response, 400, "JSON-RPC batches are not part of protocol revision " +
+                                     session->session().protocol_version() + "; send each message on its own");
+      return;
+    }
+    auto exchange = std::make_shared<Exchange>(body, sse_allowed);
+    if (!session->deliver(body, exchange)) {
+      reply_error(response, 400, "a request id in this message is already in use by a request in flight");
+      return;
+    }
+
+    if (is_initialize(body) && !session->session().initialized() && session->session().protocol_version().empty()) {
+      std::lock_guard lock(mutex_);  // initialize failed: keep no half-made session
+      sessions_.erase(session->id());
+    }
+    answer(exchange, response);
+  }
+
+  static void answer(const std::shared_ptr<Exchange>& exchange, httplib::Response& response) {
+    Exchange::FirstEvent first = exchange->wait_first();
+    if (first == Exchange::FirstEvent::kNothing) {
+      response.status = 202;
+      return;
+    }
+    if (first == Exchange::FirstEvent::kAllResponses) {
+      json body = exchange->json_body();
+      response.status = exchange->has_requests() ? 200 : 400;  // only rejections of a bad message
+      response.set_content(body.dump(), "application/json");
+      return;
+    }
+    response.status = 200;
+    response.set_header("Cache-Control", "no-cache");
+    response.set_chunked_content_provider("text/event-stream", [exchange](size_t, httplib::DataSink& sink) {
+      json event;
+      while (exchange->next_event(event)) {
+        std::string frame = "event: message\ndata: " + event.dump() + "\n\n";
+        if (!sink.write(frame.data(), frame.size())) return false;
+      }
+      sink.done();
+      return true;
+    });
+  }
+
+  void remove(const httplib::Request& request, httplib::Response& response) {
+    if (!guard(request, response)) return;
+    auto session = find_session(request, response);
+    if (!session) return;
+    {
+      std::lock_guard lock(mutex_);
+      sessions_.erase(session->id());
+    }
+    spdlog::info("session {} ended by the client", session->id());
+    response.status = 200;
+  }
+
+  const Server& server_;
+  HttpOptions options_;
+  httplib::Server http_;
+  std::mutex mutex_;  // guards sessions_
+  std::map<std::string, std::shared_ptr<HttpSession>> sessions_;
+};
+
+HttpTransport::HttpTransport(const Server& server, HttpOptions options)
+    : impl_(std::make_unique<Impl>(server, std::move(options))) {}
+HttpTransport::~HttpTransport() = default;
+Result<int> HttpTransport::bind() { return impl_->bind(); }
+void HttpTransport::serve() { impl_->serve(); }
+void HttpTransport::stop() { impl_->stop(); }
+
+}  // namespace kiln::mcp

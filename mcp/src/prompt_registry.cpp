@@ -1,0 +1,47 @@
+#include "kiln/mcp/prompt_registry.h"
+
+namespace kiln::mcp {
+
+using json = nlohmann::json;
+
+void PromptRegistry::add(Prompt prompt) {
+  std::string name = prompt.name;
+  prompts_.emplace(std::move(name), std::move(prompt));
+}
+
+json PromptRegistry::list() const {
+  json out = json::array();
+  for (const auto& [name, prompt] : prompts_) {
+    json arguments = json::array();
+    for (const auto& a : prompt.arguments)
+      arguments.push_back({{"name", a.name}, {"description", a.description}, {"required", a.required}});
+    out.push_back({{"name", prompt.name}, {"title", prompt.title},
+                   {"description", prompt.description}, {"arguments", std::move(arguments)}});
+  }
+  return json{{"prompts", std::move(out)}};
+}
+
+Result<json> PromptRegistry::get(const std::string& name, const json& arguments) const {
+  auto it = prompts_.find(name);
+  if (it == prompts_.end()) return make_error("unknown prompt `" + name + "`; call prompts/list");
+  const Prompt& prompt = it->second;
+  std::map<std::string, std::string> values;
+  if (arguments.is_object()) {
+    for (const auto& [key, value] : arguments.items()) {
+      bool known = false;
+      for (const auto& a : prompt.arguments) known = known || a.name == key;
+      if (!known) return make_error("prompt `" + name + "` has no argument `" + key + "`");
+      if (!value.is_string()) return make_error("prompt argument `" + key + "` must be a string");
+      values[key] = value.get<std::string>();
+    }
+  }
+  for (const auto& a : prompt.arguments)
+    if (a.required && !values.count(a.name))
+      return make_error("prompt `" + name + "` needs the argument `" + a.name + "`");
+  auto text = prompt.render(values);
+  if (!text) return text.error();
+  return json{{"description", prompt.description},
+              {"messages", json::array({{{"role", "user"}, {"content", {{"type", "text"}, {"text", *text}}}}})}};
+}
+
+}  // namespace kiln::mcp

@@ -1,0 +1,219 @@
+#include "kiln/mcp/schema_validator.h"
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+namespace kiln::mcp {
+namespace {
+
+using json = nlohmann::json;
+
+std::string describe(const json& value) {
+  std::string shown = value.dump();
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  switch (value.type()) {
+    case json::value_t::string: return "the string " + shown;
+    case json::value_t::boolean: return "the boolean " + shown;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "the integer " + shown;
+    case json::value_t::number_float: return "the number " + shown;
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::null: return "null";
+    default: return shown;
+  }
+}
+
+bool is_integer(const json& value) {
+  if (value.is_number_integer()) return true;
+  if (!value.is_number_float()) return false;
+  double d = value.get<double>();
+  return std::isfinite(d) && std::floor(d) == d;
+}
+
+bool has_type(const json& value, const std::string& type) {
+  if (type == "string") return value.is_string();
+  if (type == "integer") return is_integer(value);
+  if (type == "number") return value.is_number();
+  if (type == "boolean") return value.is_boolean();
+  if (type == "object") return value.is_object();
+  if (type == "array") return value.is_array();
+  if (type == "null") return value.is_null();
+  return false;
+}
+
+std::string article(const std::string& type) {
+  if (type == "integer" || type == "object" || type == "array") return "an " + type;
+  if (type == "null") return "null";
+  return "a " + type;
+}
+
+std::string where(const std::string& path) {
+  return path.empty() ? "arguments" : "argument `" + path + "`";
+}
+
+std::string child(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::optional<std::string> validate(const json& schema, const json& value, const std::string& path);
+
+std::optional<std::string> check_type(const json& schema, const json& value, const std::string& path) {
+  auto type = schema.find("type");
+  if (type == schema.end()) return std::nullopt;
+  std::vector<std::string> types;
+  if (type->is_string()) types.push_back(type->get<std::string>());
+  if (type->is_array())
+    for (const auto& t : *type) types.push_back(t.get<std::string>());
+  for (const auto& t : types)
+    if (has_type(value, t)) return std::nullopt;
+  std::string expected;
+  for (size_t i = 0; i < types.size(); ++i) expected += (i ? " or " : "") + article(types[i]);
+  return where(path) + ": expected " + expected + ", got " + describe(value);
+}
+
+std::optional<std::string> check_number(const json& schema, const json& value, const std::string& path) {
+  if (!value.is_number()) return std::nullopt;
+  double v = value.get<double>();
+  if (auto it = schema.find("minimum"); it != schema.end() && v < it->get<double>())
+    return where(path) + ": must be at least " + it->dump() + ", got " + value.dump();
+  if (auto it = schema.find("maximum"); it != schema.end() && v > it->get<double>())
+    return where(path) + ": must be at most " + it->dump() + ", got " + value.dump();
+  if (auto it = schema.find("exclusiveMinimum"); it != schema.end() && v <= it->get<double>())
+    return where(path) + ": must be greater than " + it->dump() + ", got " + value.dump();
+  if (auto it = schema.find("exclusiveMaximum"); it != schema.end() && v >= it->get<double>())
+    return where(path) + ": must be less than " + it->dump() + ", got " + value.dump();
+  return std::nullopt;
+}
+
+std::optional<std::string> check_string(const json& schema, const json& value, const std::string& path) {
+  if (!value.is_string()) return std::nullopt;
+  const auto& s = value.get_ref<const std::string&>();
+  if (auto it = schema.find("minLength"); it != schema.end() && s.size() < it->get<size_t>())
+    return where(path) + ": must be at least " + it->dump() + " characters long";
+  if (auto it = schema.find("maxLength"); it != schema.end() && s.size() > it->get<size_t>())
+    return where(path) + ": must be at most " + it->dump() + " characters long (got " +
+           std::to_string(s.size()) + ")";
+  if (auto it = schema.find("pattern"); it != schema.end()) {
+    std::regex pattern(it->get<std::string>(), std::regex::ECMAScript);
+    if (!std::regex_search(s, pattern))
+      return where(path) + ": must match the pattern " + it->get<std::string>() + ", got " + describe(value);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_array(const json& schema, const json& value, const std::string& path) {
+  if (!value.is_array()) return std::nullopt;
+  if (auto it = schema.find("minItems"); it != schema.end() && value.size() < it->get<size_t>())
+    return where(path) + ": needs at least " + it->dump() + " items";
+  if (auto it = schema.find("maxItems"); it != schema.end() && value.size() > it->get<size_t>())
+    return where(path) + ": allows at most " + it->dump() + " items (got " + std::to_string(value.size()) + ")";
+  if (auto items = schema.find("items"); items != schema.end()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (auto error = validate(*items, value[i], path + "[" + std::to_string(i) + "]")) return error;
+    }
+  }
+  if (schema.value("uniqueItems", false)) {
+    std::set<std::string> seen;
+    for (const auto& item : value)
+      if (!seen.insert(item.dump()).second)
+        return where(path) + ": items must be unique; " + item.dump() + " appears twice";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_object(const json& schema, const json& value, const std::string& path) {
+  if (!value.is_object()) return std::nullopt;
+  const json empty = json::object();
+  const json& properties = schema.contains("properties") ? schema["properties"] : empty;
+  if (auto required = schema.find("required"); required != schema.end()) {
+    for (const auto& name : *required) {
+      if (!value.contains(name.get<std::string>())) {
+        std::string key = name.get<std::string>();
+        std::string hint;
+        if (auto p = properties.find(key); p != properties.end() && p->contains("type") && (*p)["type"].is_string())
+          hint = " (" + article((*p)["type"].get<std::string>()) + ")";
+        return "missing required " + where(child(path, key)) + hint;
+      }
+    }
+  }
+  bool closed = schema.contains("additionalProperties") && schema["additionalProperties"] == false;
+  for (const auto& [key, item] : value.items()) {
+    auto property = properties.find(key);
+    if (property == properties.end()) {
+      if (closed) {
+        std::string known;
+        for (const auto& [name, unused] : properties.items()) known += (known.empty() ? "" : ", ") + name;
+        return "unknown " + where(child(path, key)) + "; known arguments: " + (known.empty() ? "none" : known);
+      }
+      continue;
+    }
+    if (auto error = validate(*property, item, child(path, key))) return error;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> validate(const json& schema, const json& value, const std::string& path) {
+  if (!schema.is_object()) return std::nullopt;  // `true` and `{}` accept everything
+  if (auto error = check_type(schema, value, path)) return error;
+  if (auto it = schema.find("enum"); it != schema.end()) {
+    bool found = false;
+    for (const auto& option : *it) found = found || option == value;
+    if (!found) return where(path) + ": must be one of " + it->dump() + ", got " + describe(value);
+  }
+  if (auto it = schema.find("const"); it != schema.end() && *it != value)
+    return where(path) + ": must be " + it->dump() + ", got " + describe(value);
+  if (auto error = check_number(schema, value, path)) return error;
+  if (auto error = check_string(schema, value, path)) return error;
+  if (auto error = check_array(schema, value, path)) return error;
+  return check_object(schema, value, path);
+}
+
+const std::set<std::string>& known_keywords() {
+  static const std::set<std::string> keywords = {
+      "type", "description", "title", "default", "examples", "enum", "const", "minimum", "maximum",
+      "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format",
+      "items", "minItems", "maxItems", "uniqueItems", "properties", "required",
+      "additionalProperties", "$schema"};
+  return keywords;
+}
+
+std::optional<std::string> check_keywords(const json& schema, const std::string& path, int depth) {
+  if (!schema.is_object()) return path + ": a schema must be an object";
+  for (const auto& [key, item] : schema.items()) {
+    if (key == "anyOf" || key == "oneOf" || key == "allOf" || key == "$ref" || key == "not")
+      return path + ": `" + key + "` is not allowed; tool schemas stay flat so every client can read them";
+    if (!known_keywords().count(key)) return path + ": unsupported schema keyword `" + key + "`";
+  }
+  if (auto it = schema.find("pattern"); it != schema.end()) {
+    try {
+      std::regex(it->get<std::string>(), std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      return path + ": `pattern` is not a valid regular expression";
+    }
+  }
+  if (auto items = schema.find("items"); items != schema.end()) {
+    if (auto error = check_keywords(*items, path + ".items", depth + 1)) return error;
+  }
+  if (auto properties = schema.find("properties"); properties != schema.end()) {
+    if (depth >= 2) return path + ": nested objects are not allowed in a flat tool schema";
+    for (const auto& [name, property] : properties->items())
+      if (auto error = check_keywords(property, path + ".properties." + name, depth + 1)) return error;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> validate_against_schema(const json& schema, const json& value) {
+  return validate(schema, value, "");
+}
+
+std::optional<std::string> check_tool_schema(const json& schema) {
+  if (!schema.is_object() || schema.value("type", "") != "object")
+    return "schema: the top level must be {\"type\": \"object\", ...}";
+  return check_keywords(schema, "schema", 0);
+}
+
+}  // namespace kiln::mcp

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what kiln needs to build and test on Debian 12 (run as root).
+# Idempotent: packages already present are left as they are.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git jq
+  libcpp-httplib-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
+  libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "kiln: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}"
+fi
+
+# Node.js 20+ drives the MCP client integration tests. Use the machine's node
+# when it is new enough; Debian 12's own nodejs (18) is too old for the SDK.
+if ! command -v node >/dev/null || [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+  echo "kiln: Node.js 20 or newer is needed for the integration tests (found: $(node --version 2>/dev/null || echo none))" >&2
+  exit 1
+fi
+
+if [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "kiln: note: no CUDA toolkit at /usr/local/cuda; CUDA parts will be left out of the build" >&2
+fi

@@ -1,0 +1,94 @@
+// A task bundle: the fixed computation one run optimizes (DESIGN.md, "Tasks").
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "kiln/base/result.h"
+
+namespace kiln::tasks {
+
+// How the harness draws an input tensor's values. Only "uniform" exists so far:
+// independent draws from [low, high), rounded to the tensor's dtype.
+struct Distribution {
+  std::string kind = "uniform";
+  double low = -1;
+  double high = 1;
+};
+
+// One tensor of the kernel's signature. Shape entries are expressions over the
+// task's dims ("M", "K", "2*N", "(M+127)/128"); they are evaluated per workload.
+struct TensorSpec {
+  std::string name;
+  std::string dtype;               // f16 bf16 f32 f64 e4m3 e5m2 i8 u8 i32 i64
+  std::vector<std::string> shape;  // expressions over dims
+  bool is_output = false;
+  Distribution distribution;  // inputs only
+};
+
+struct ScalarSpec {
+  std::string name;
+  std::string dtype;  // i64 or f64
+  std::string value;  // expression over dims
+};
+
+// One problem size: a value for every dim.
+struct Workload {
+  std::string name;
+  std::map<std::string, int64_t> dims;
+};
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+  double max_mismatch_fraction = 0;  // share of elements allowed outside atol + rtol*|ref|
+};
+
+struct Task {
+  std::string name;
+  std::string title;
+  std::string description;
+  std::string arch;  // e.g. sm_90a
+  std::filesystem::path dir;
+  std::vector<std::string> dims;
+  std::vector<TensorSpec> tensors;  // inputs, then outputs, in ABI order
+  std::vector<ScalarSpec> scalars;
+  std::vector<Workload> workloads;
+  std::vector<Workload> sim_workloads;
+  Tolerance tolerance;
+  std::string flops;  // expression over dims; empty when not meaningful
+  std::string bytes;  // expression over dims: minimum bytes moved
+  std::string baseline_name;
+  std::vector<std::string> baseline_libraries;  // link names, e.g. "cublas" for -lcublas
+  std::vector<std::string> banned_symbols;
+  std::vector<std::string> rules;
+  std::filesystem::path reference_path;
+  std::filesystem::path baseline_path;
+  std::filesystem::path starter_path;
+  std::filesystem::path readme_path;
+  std::string sha256;  // over every file of the bundle, in a fixed order
+};
+
+// Loads and validates tasks/NAME/. Errors name the file, the field and the problem.
+Result<Task> load_task(const std::filesystem::path& dir);
+
+// Every loadable bundle under root (each subdirectory with a task.json), by name.
+// Bundles that fail to load are returned in `broken` with their error.
+struct TaskCatalog {
+  std::vector<Task> tasks;
+  std::vector<std::pair<std::filesystem::path, Error>> broken;
+};
+TaskCatalog load_catalog(const std::filesystem::path& root);
+
+// The contract as JSON, as the get_task tool and kiln://task present it.
+nlohmann::json to_json(const Task& task);
+
+// Evaluates a shape or size expression (+ - * / % parentheses, integers, dims).
+Result<int64_t> evaluate(const std::string& expression, const std::map<std::string, int64_t>& dims);
+
+}  // namespace kiln::tasks
