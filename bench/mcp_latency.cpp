@@ -70,7 +70,7 @@ std::string read_line(FILE* f) {
   return line;
 }
 
-json exchange(Child& child, const json& request) {
+json round_trip(Child& child, const json& request) {
   std::string text = request.dump() + "\n";
   fwrite(text.data(), 1, text.size(), child.in);
   fflush(child.in);
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < starts; ++i) {
     auto t0 = Clock::now();
     Child child = spawn({kiln, "--log-level", "warn", "mcp"});
-    exchange(child, initialize_request(1));
+    round_trip(child, initialize_request(1));
     start_times.push_back(micros(Clock::now() - t0));
     finish(child);
   }
@@ -141,14 +141,14 @@ int main(int argc, char** argv) {
   // 2. get_task over stdio, and resident memory.
   {
     Child child = spawn({kiln, "--log-level", "warn", "mcp"});
-    exchange(child, initialize_request(1));
+    round_trip(child, initialize_request(1));
     usleep(200 * 1000);
     report["rss_idle_after_initialize_kib"] = rss_kib(child.pid);
-    exchange(child, get_task_request(2));  // first call loads and hashes the task
+    round_trip(child, get_task_request(2));  // first call loads and hashes the task
     std::vector<double> times;
     for (int i = 0; i < calls; ++i) {
       auto t0 = Clock::now();
-      json reply = exchange(child, get_task_request(100 + i));
+      json reply = round_trip(child, get_task_request(100 + i));
       times.push_back(micros(Clock::now() - t0));
       if (reply["result"].value("isError", true)) throw std::runtime_error("get_task failed: " + reply.dump());
     }
@@ -166,6 +166,7 @@ int main(int argc, char** argv) {
     int port = std::stoi(line.substr(at + 10));
     httplib::Client client("127.0.0.1", port);
     client.set_keep_alive(true);
+    client.set_tcp_nodelay(true);
     httplib::Headers headers = {{"Accept", "application/json, text/event-stream"}};
     auto init = client.Post("/mcp", headers, initialize_request(1).dump(), "application/json");
     if (!init || init->status != 200) throw std::runtime_error("HTTP initialize failed");

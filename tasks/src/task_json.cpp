@@ -1,0 +1,94 @@
+// to_json: the task contract as get_task and kiln://task present it to an agent.
+// It mirrors task.json (see tasks/FORMAT.md) and adds what an agent must know
+// besides: the entry point, the correctness rule, the scoring rule and the hash.
+#include <nlohmann/json.hpp>
+
+#include "kiln/tasks/task.h"
+
+namespace kiln::tasks {
+namespace {
+
+nlohmann::json workload_json(const Workload& workload) {
+  nlohmann::json out = {{"name", workload.name}};
+  for (const auto& [dim, value] : workload.dims) out[dim] = value;
+  return out;
+}
+
+nlohmann::json workloads_json(const std::vector<Workload>& workloads) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& workload : workloads) out.push_back(workload_json(workload));
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Task& task) {
+  nlohmann::json inputs = nlohmann::json::array();
+  nlohmann::json outputs = nlohmann::json::array();
+  nlohmann::json distributions = nlohmann::json::object();
+  for (const auto& tensor : task.tensors) {
+    nlohmann::json entry = {
+        {"name", tensor.name}, {"dtype", tensor.dtype}, {"shape", tensor.shape}};
+    (tensor.is_output ? outputs : inputs).push_back(std::move(entry));
+    if (!tensor.is_output) {
+      distributions[tensor.name] = {{"kind", tensor.distribution.kind},
+                                    {"low", tensor.distribution.low},
+                                    {"high", tensor.distribution.high}};
+    }
+  }
+  nlohmann::json scalars = nlohmann::json::array();
+  for (const auto& scalar : task.scalars) {
+    scalars.push_back({{"name", scalar.name}, {"dtype", scalar.dtype}, {"value", scalar.value}});
+  }
+  auto relative = [&task](const std::filesystem::path& path) {
+    return path.lexically_relative(task.dir).generic_string();
+  };
+  nlohmann::json out = {
+      {"name", task.name},
+      {"title", task.title},
+      {"description", task.description},
+      {"arch", task.arch},
+      {"dims", task.dims},
+      {"signature", {{"inputs", inputs}, {"outputs", outputs}, {"scalars", scalars}}},
+      {"entry_point",
+       "extern \"C\" int kiln_launch(const kiln_tensor* tensors, int n_tensors, "
+       "const kiln_scalar* scalars, int n_scalars, cudaStream_t stream); tensors in signature "
+       "order (inputs, then outputs), declared in kiln/abi.h"},
+      {"input_distribution", distributions},
+      {"workloads", workloads_json(task.workloads)},
+      {"sim_workloads", workloads_json(task.sim_workloads)},
+      {"tolerance",
+       {{"atol", task.tolerance.atol},
+        {"rtol", task.tolerance.rtol},
+        {"max_mismatch_fraction", task.tolerance.max_mismatch_fraction},
+        {"rule",
+         "an output element passes when |out - ref| <= atol + rtol * |ref|; NaN and infinities "
+         "must match the reference exactly; a workload passes when at most "
+         "max_mismatch_fraction of its output elements fail"}}},
+      {"flops", task.flops},
+      {"bytes", task.bytes},
+      {"baseline",
+       {{"name", task.baseline_name},
+        {"file", relative(task.baseline_path)},
+        {"libraries", task.baseline_libraries}}},
+      {"scoring",
+       {{"metric", "geomean_speedup"},
+        {"rule",
+         "geometric mean of baseline_time / candidate_time over all workloads; one failed "
+         "workload fails the candidate"}}},
+      {"banned_symbols", task.banned_symbols},
+      {"banned_symbols_rule",
+       "symbol-name prefixes; a candidate whose object code references a symbol starting with "
+       "one of them is refused at link time"},
+      {"rules", task.rules},
+      {"files",
+       {{"reference", relative(task.reference_path)},
+        {"baseline", relative(task.baseline_path)},
+        {"starter", relative(task.starter_path)},
+        {"readme", relative(task.readme_path)}}},
+      {"sha256", task.sha256},
+  };
+  return out;
+}
+
+}  // namespace kiln::tasks

@@ -1,0 +1,422 @@
+// load_task: reads tasks/NAME/task.json, checks every field, and hashes the bundle.
+// The format is described in tasks/FORMAT.md; every message has the form
+// "FILE: FIELD: PROBLEM; WHAT TO DO".
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "bundle_hash.h"
+#include "expression.h"
+#include "json_field.h"
+#include "kiln/base/file.h"
+#include "kiln/tasks/task.h"
+
+namespace kiln::tasks {
+namespace {
+
+const std::set<std::string, std::less<>> kTensorDtypes = {"f16",  "bf16", "f32", "f64", "e4m3",
+                                                          "e5m2", "i8",   "u8",  "i32", "i64"};
+const std::set<std::string, std::less<>> kScalarDtypes = {"i64", "f64"};
+constexpr size_t kMaxRank = 8;  // KILN_MAX_RANK in kiln/abi.h
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+template <typename Set>
+std::string join(const Set& items) {
+  return join(std::vector<std::string>(items.begin(), items.end()));
+}
+
+bool matches_charset(const std::string& text, const std::string& extra, bool allow_upper) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool ok = std::islower(u) || std::isdigit(u) || (allow_upper && std::isupper(u)) ||
+                    extra.find(c) != std::string::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The bundle's folder name ("fp16_gemm" for "tasks/fp16_gemm/").
+std::string folder_name(const std::filesystem::path& dir) {
+  auto normal = std::filesystem::absolute(dir).lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();
+  return normal.filename().string();
+}
+
+// Checks that an expression parses and names only declared dims.
+void check_expression(const JsonField& field, const std::string& expression,
+                      const std::vector<std::string>& dims) {
+  auto names = expression_names(expression);
+  if (!names) field.fail(names.error().message + "; fix the expression");
+  for (const auto& name : *names) {
+    if (std::find(dims.begin(), dims.end(), name) == dims.end()) {
+      field.fail("expression '" + expression + "' names '" + name +
+                 "', which is not a dim; use one of the dims (" + join(dims) +
+                 ") or declare it in dims");
+    }
+  }
+}
+
+// An expression given as a JSON string or integer.
+std::string read_expression(const JsonField& field, const std::vector<std::string>& dims) {
+  std::string expression;
+  if (field.json().is_number_integer()) {
+    expression = field.json().dump();
+  } else if (field.json().is_string()) {
+    expression = field.string();
+  } else {
+    field.fail("must be an expression over the dims (a string such as \"2*M\") or an integer");
+  }
+  check_expression(field, expression, dims);
+  return expression;
+}
+
+std::vector<std::string> read_dims(const JsonField& field) {
+  std::vector<std::string> dims;
+  const auto elements = field.elements();
+  if (elements.empty()) field.fail("must list at least one dim, e.g. [\"M\", \"N\", \"K\"]");
+  for (const auto& element : elements) {
+    std::string dim = element.identifier();
+    if (dim == "name") element.fail("'name' is reserved for the workload name; rename the dim");
+    if (std::find(dims.begin(), dims.end(), dim) != dims.end()) {
+      element.fail("repeats the dim '" + dim + "'; list each dim once");
+    }
+    dims.push_back(std::move(dim));
+  }
+  return dims;
+}
+
+TensorSpec read_tensor(const JsonField& field, const std::vector<std::string>& dims,
+                       bool is_output) {
+  field.allow_only({"name", "dtype", "shape"});
+  TensorSpec tensor;
+  tensor.is_output = is_output;
+  tensor.name = field.at("name").identifier();
+  const auto dtype = field.at("dtype");
+  tensor.dtype = dtype.string();
+  if (!kTensorDtypes.contains(tensor.dtype)) {
+    dtype.fail("'" + tensor.dtype + "' is not a known dtype; use one of " + join(kTensorDtypes));
+  }
+  const auto shape = field.at("shape").elements();
+  if (shape.empty() || shape.size() > kMaxRank) {
+    field.at("shape").fail("must have between 1 and " + std::to_string(kMaxRank) +
+                           " entries (the rank), got " + std::to_string(shape.size()));
+  }
+  for (const auto& extent : shape) tensor.shape.push_back(read_expression(extent, dims));
+  return tensor;
+}
+
+ScalarSpec read_scalar(const JsonField& field, const std::vector<std::string>& dims) {
+  field.allow_only({"name", "dtype", "value"});
+  ScalarSpec scalar;
+  scalar.name = field.at("name").identifier();
+  const auto dtype = field.at("dtype");
+  scalar.dtype = dtype.string();
+  if (!kScalarDtypes.contains(scalar.dtype)) {
+    dtype.fail("'" + scalar.dtype + "' is not a scalar dtype; use i64 or f64");
+  }
+  const auto value = field.at("value");
+  if (scalar.dtype == "f64" && value.json().is_number_float()) {
+    value.number();  // rejects NaN and infinities
+    scalar.value = value.json().dump();
+  } else {
+    scalar.value = read_expression(value, dims);
+  }
+  return scalar;
+}
+
+void read_signature(const JsonField& field, const std::vector<std::string>& dims, Task& task) {
+  field.allow_only({"inputs", "outputs", "scalars"});
+  std::set<std::string> names;
+  auto claim = [&names](const JsonField& element, const std::string& name) {
+    if (!names.insert(name).second) {
+      element.at("name").fail("repeats the name '" + name +
+                              "'; tensors and scalars need distinct names");
+    }
+  };
+  for (bool is_output : {false, true}) {
+    const auto list = field.at(is_output ? "outputs" : "inputs");
+    const auto elements = list.elements();
+    if (elements.empty()) list.fail("must list at least one tensor");
+    for (const auto& element : elements) {
+      task.tensors.push_back(read_tensor(element, dims, is_output));
+      claim(element, task.tensors.back().name);
+    }
+  }
+  if (const auto scalars = field.find("scalars")) {
+    for (const auto& element : scalars->elements()) {
+      task.scalars.push_back(read_scalar(element, dims));
+      claim(element, task.scalars.back().name);
+    }
+  }
+}
+
+void read_distributions(const JsonField& field, Task& task) {
+  for (const auto& key : field.keys()) {
+    const auto it = std::find_if(task.tensors.begin(), task.tensors.end(),
+                                 [&](const auto& t) { return t.name == key && !t.is_output; });
+    if (it == task.tensors.end()) {
+      field.at(key).fail("is not an input tensor; give distributions for inputs only");
+    }
+    const auto entry = field.at(key);
+    entry.allow_only({"kind", "low", "high"});
+    const auto kind = entry.at("kind");
+    it->distribution.kind = kind.string();
+    if (it->distribution.kind != "uniform") {
+      kind.fail("'" + it->distribution.kind + "' is not a known distribution; use \"uniform\"");
+    }
+    it->distribution.low = entry.at("low").number();
+    it->distribution.high = entry.at("high").number();
+    if (!(it->distribution.low < it->distribution.high)) {
+      entry.at("high").fail("must be greater than low");
+    }
+  }
+  for (const auto& tensor : task.tensors) {
+    if (!tensor.is_output && !field.find(tensor.name)) {
+      throw FieldError{field.path() + "." + tensor.name,
+                       "is missing; give every input a distribution, e.g. "
+                       "{\"kind\": \"uniform\", \"low\": -1, \"high\": 1}"};
+    }
+  }
+}
+
+std::vector<Workload> read_workloads(const JsonField& field, const std::vector<std::string>& dims) {
+  std::vector<Workload> workloads;
+  const auto elements = field.elements();
+  if (elements.empty()) field.fail("must list at least one workload");
+  for (const auto& element : elements) {
+    Workload workload;
+    const auto name = element.at("name");
+    workload.name = name.string();
+    if (!matches_charset(workload.name, "_.-", true)) {
+      name.fail("must be a non-empty name of letters, digits, '_', '.' or '-', got '" +
+                workload.name + "'");
+    }
+    for (size_t j = 0; j < workloads.size(); ++j) {
+      if (workloads[j].name == workload.name) {
+        name.fail("'" + workload.name + "' repeats " + field.path() + "[" + std::to_string(j) +
+                  "].name; give each workload a unique name");
+      }
+    }
+    for (const auto& key : element.keys()) {
+      if (key == "name") continue;
+      if (std::find(dims.begin(), dims.end(), key) == dims.end()) {
+        element.at(key).fail("is not a dim; a workload holds \"name\" and one value per dim (" +
+                             join(dims) + "); remove it or declare it in dims");
+      }
+    }
+    for (const auto& dim : dims) {
+      if (!element.find(dim)) {
+        throw FieldError{element.path() + "." + dim,
+                         "is missing; give a positive integer for every dim (" + join(dims) + ")"};
+      }
+      workload.dims[dim] = element.at(dim).positive_integer();
+    }
+    workloads.push_back(std::move(workload));
+  }
+  return workloads;
+}
+
+// Every shape, scalar and size expression must evaluate at every workload, and
+// every extent must be positive, so the harness can allocate the tensors.
+void check_workload_sizes(const Task& task, const std::vector<Workload>& workloads,
+                          const std::string& list_path) {
+  for (size_t w = 0; w < workloads.size(); ++w) {
+    const std::string where = list_path + "[" + std::to_string(w) + "]";
+    const auto& dims = workloads[w].dims;
+    size_t inputs = 0;
+    size_t outputs = 0;
+    for (const auto& tensor : task.tensors) {
+      const std::string tensor_path = "signature." +
+                                      std::string(tensor.is_output ? "outputs" : "inputs") + "[" +
+                                      std::to_string(tensor.is_output ? outputs++ : inputs++) + "]";
+      int64_t elements = 1;
+      for (size_t d = 0; d < tensor.shape.size(); ++d) {
+        const std::string shape_path = tensor_path + ".shape[" + std::to_string(d) + "]";
+        auto extent = evaluate(tensor.shape[d], dims);
+        if (!extent) throw FieldError{where, shape_path + ": " + extent.error().message};
+        if (*extent < 1) {
+          throw FieldError{where, shape_path + " ('" + tensor.shape[d] + "') is " +
+                                      std::to_string(*extent) +
+                                      " at this workload; every extent must be positive, so "
+                                      "change the workload or the shape"};
+        }
+        if (__builtin_mul_overflow(elements, *extent, &elements)) {
+          throw FieldError{where, tensor_path +
+                                      " has more elements than fit in int64; "
+                                      "use smaller dims"};
+        }
+      }
+    }
+    for (size_t s = 0; s < task.scalars.size(); ++s) {
+      // An f64 scalar may be a plain number ("0.125"), which is no integer expression.
+      if (task.scalars[s].dtype == "f64" && !expression_names(task.scalars[s].value)) continue;
+      auto value = evaluate(task.scalars[s].value, dims);
+      if (!value) {
+        throw FieldError{
+            where, "signature.scalars[" + std::to_string(s) + "].value: " + value.error().message};
+      }
+    }
+    for (const auto& [field, expression] :
+         {std::pair<std::string, std::string>{"flops", task.flops}, {"bytes", task.bytes}}) {
+      if (expression.empty()) continue;
+      auto value = evaluate(expression, dims);
+      if (!value) throw FieldError{where, field + ": " + value.error().message};
+      if (*value < 0)
+        throw FieldError{where, field + " is negative at this workload; fix the expression"};
+    }
+  }
+}
+
+void read_tolerance(const JsonField& field, Tolerance& tolerance) {
+  field.allow_only({"atol", "rtol", "max_mismatch_fraction"});
+  tolerance.atol = field.at("atol").nonnegative_number();
+  tolerance.rtol = field.at("rtol").nonnegative_number();
+  if (const auto fraction = field.find("max_mismatch_fraction")) {
+    tolerance.max_mismatch_fraction = fraction->nonnegative_number();
+    if (tolerance.max_mismatch_fraction > 1)
+      fraction->fail("must be at most 1 (a share of elements)");
+  }
+}
+
+// A bundle file: a relative path inside the bundle that names an existing file.
+std::filesystem::path read_bundle_file(const JsonField& field, const std::filesystem::path& dir) {
+  const std::string name = field.nonempty_string();
+  const std::filesystem::path relative(name);
+  bool escapes = relative.is_absolute() || name.find('\n') != std::string::npos;
+  for (const auto& part : relative) escapes = escapes || part == "..";
+  if (escapes) field.fail("'" + name + "' must be a path inside the bundle folder, without '..'");
+  auto path = dir / relative;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    field.fail("'" + name + "' does not exist in " + dir.string() +
+               "; add the file or fix the path");
+  }
+  return path;
+}
+
+void read_files(const JsonField& field, const std::filesystem::path& dir, Task& task) {
+  field.allow_only({"reference", "baseline", "starter", "readme"});
+  task.reference_path = read_bundle_file(field.at("reference"), dir);
+  task.baseline_path = read_bundle_file(field.at("baseline"), dir);
+  task.starter_path = read_bundle_file(field.at("starter"), dir);
+  task.readme_path = read_bundle_file(field.at("readme"), dir);
+}
+
+void read_baseline(const JsonField& field, const std::string& baseline_file, Task& task) {
+  field.allow_only({"name", "file", "libraries"});
+  task.baseline_name = field.at("name").nonempty_string();
+  if (const auto file = field.find("file"); file && file->string() != baseline_file) {
+    file->fail("'" + file->string() + "' differs from files.baseline '" + baseline_file +
+               "'; make them equal or drop this field");
+  }
+  if (const auto libraries = field.find("libraries")) {
+    for (const auto& element : libraries->elements()) {
+      std::string library = element.nonempty_string();
+      if (!matches_charset(library, "_+-.", true)) {
+        element.fail("'" + library + "' is not a library link name (as in -lNAME)");
+      }
+      task.baseline_libraries.push_back(std::move(library));
+    }
+  }
+}
+
+Task read_task(const JsonField& root, const std::filesystem::path& dir) {
+  root.allow_only({"name", "title", "description", "arch", "dims", "signature",
+                   "input_distribution", "workloads", "sim_workloads", "tolerance", "flops",
+                   "bytes", "baseline", "banned_symbols", "rules", "files"});
+  Task task;
+  task.dir = dir;
+  const auto name = root.at("name");
+  task.name = name.string();
+  if (!matches_charset(task.name, "_", false)) {
+    name.fail("'" + task.name + "' must use lowercase letters, digits and '_'");
+  }
+  if (const auto folder = folder_name(dir); task.name != folder) {
+    name.fail("'" + task.name + "' differs from the bundle folder name '" + folder +
+              "'; rename one so they match");
+  }
+  task.title = root.at("title").nonempty_string();
+  task.description = root.at("description").nonempty_string();
+  const auto arch = root.at("arch");
+  task.arch = arch.string();
+  if (task.arch.rfind("sm_", 0) != 0 || !matches_charset(task.arch.substr(3), "", false) ||
+      !std::isdigit(static_cast<unsigned char>(task.arch.size() > 3 ? task.arch[3] : 'x'))) {
+    arch.fail("'" + task.arch + "' is not a GPU architecture; write e.g. \"sm_90a\"");
+  }
+  task.dims = read_dims(root.at("dims"));
+  read_signature(root.at("signature"), task.dims, task);
+  read_distributions(root.at("input_distribution"), task);
+  if (const auto flops = root.find("flops")) task.flops = read_expression(*flops, task.dims);
+  task.bytes = read_expression(root.at("bytes"), task.dims);
+  task.workloads = read_workloads(root.at("workloads"), task.dims);
+  task.sim_workloads = read_workloads(root.at("sim_workloads"), task.dims);
+  check_workload_sizes(task, task.workloads, "workloads");
+  check_workload_sizes(task, task.sim_workloads, "sim_workloads");
+  read_tolerance(root.at("tolerance"), task.tolerance);
+  if (const auto banned = root.find("banned_symbols")) {
+    for (const auto& element : banned->elements())
+      task.banned_symbols.push_back(element.identifier());
+  }
+  if (const auto rules = root.find("rules")) task.rules = rules->string_list();
+  const auto files = root.at("files");
+  read_files(files, dir, task);
+  read_baseline(root.at("baseline"), files.at("baseline").string(), task);
+  return task;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; keep the rest.
+std::string parse_problem(const std::string& what) {
+  const auto end = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2)
+                                                                            : what;
+}
+
+}  // namespace
+
+Result<Task> load_task(const std::filesystem::path& bundle_dir) {
+  // "tasks/x/" and "tasks/x" name the same bundle; drop the trailing separator so
+  // paths relative to the bundle come out the same.
+  const auto dir = bundle_dir.has_filename() ? bundle_dir : bundle_dir.parent_path();
+  const auto file = dir / "task.json";
+  const std::string label = file.string();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) {
+    return make_error(label +
+                      ": does not exist; a task bundle is a folder with a task.json "
+                      "(see tasks/FORMAT.md)");
+  }
+  auto text = read_file(file);
+  if (!text) return make_error(label + ": " + text.error().message);
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return make_error(label + ": is not valid JSON: " + parse_problem(e.what()) +
+                      "; fix the syntax");
+  }
+  try {
+    Task task = read_task(JsonField(document, ""), dir);
+    auto relative = [&dir](const std::filesystem::path& path) {
+      return path.lexically_relative(dir).generic_string();
+    };
+    auto digest =
+        hash_bundle(dir, {"task.json", relative(task.reference_path), relative(task.baseline_path),
+                          relative(task.starter_path), relative(task.readme_path)});
+    if (!digest) return make_error(label + ": " + digest.error().message);
+    task.sha256 = std::move(*digest);
+    return task;
+  } catch (const FieldError& e) {
+    return make_error(label + ": " + (e.field.empty() ? "" : e.field + ": ") + e.message);
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(label + ": " + parse_problem(e.what()));
+  }
+}
+
+}  // namespace kiln::tasks
