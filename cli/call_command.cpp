@@ -13,7 +13,7 @@ Runner add_call_command(CLI::App& app, const GlobalOptions& global) {
   auto tool = std::make_shared<std::string>();
   auto arguments = std::make_shared<std::string>("{}");
   auto structured = std::make_shared<bool>(false);
-  command->add_option("tool", *tool, "tool name (see `kiln call --list`)")->required();
+  command->add_option("tool", *tool, "tool name (an unknown name lists the tools)")->required();
   command->add_option("--json", *arguments, "the arguments as a JSON object");
   command->add_flag("--structured", *structured, "print the structured result as JSON instead of text");
   return [&global, tool, arguments, structured]() -> int {
@@ -29,7 +29,8 @@ Runner add_call_command(CLI::App& app, const GlobalOptions& global) {
     }
     if (!(*server)->tools().contains(*tool)) {
       std::cerr << "kiln: unknown tool `" << *tool << "`; the tools are:";
-      for (const auto& t : (*server)->tools().list()["tools"]) std::cerr << " " << t["name"].get<std::string>();
+      const auto listing = (*server)->tools().list();
+      for (const auto& t : listing["tools"]) std::cerr << " " << t["name"].get<std::string>();
       std::cerr << "\n";
       return 2;
     }

@@ -64,6 +64,14 @@ int serve_http(const mcp::Server& server, const McpOptions& options, mcp::Record
     }
     http.guard.bearer_token = value;
   }
+  // Block SIGINT/SIGTERM before anything listens, so a signal that arrives at
+  // any point afterwards is taken by the waiter thread below.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
   mcp::HttpTransport transport(server, http);
   auto port = transport.bind();
   if (!port) {
@@ -76,11 +84,6 @@ int serve_http(const mcp::Server& server, const McpOptions& options, mcp::Record
   std::fflush(stderr);
 
   // Stop cleanly on SIGINT/SIGTERM: a thread waits for the signal.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::thread waiter([&] {
     int received = 0;
     sigwait(&signals, &received);

@@ -1,5 +1,7 @@
 #include "kiln/mcp/http_guard.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 
 namespace kiln::mcp {
@@ -12,6 +14,7 @@ std::string strip_port(const std::string& host) {
     return close == std::string::npos ? host : host.substr(0, close + 1);
   }
   auto colon = host.find(':');
+  if (colon != std::string::npos && host.find(':', colon + 1) != std::string::npos) return host;  // bare IPv6
   return colon == std::string::npos ? host : host.substr(0, colon);
 }
 
@@ -24,8 +27,10 @@ std::string lower(std::string s) {
 
 bool is_loopback_host(const std::string& host) {
   std::string name = lower(strip_port(host));
-  return name == "localhost" || name == "127.0.0.1" || name == "[::1]" || name == "::1" ||
-         name.rfind("127.", 0) == 0;
+  if (name == "localhost" || name == "[::1]" || name == "::1") return true;
+  // 127.0.0.0/8, only as a literal address: "127.evil.example" is a DNS name.
+  in_addr address{};
+  return inet_pton(AF_INET, name.c_str(), &address) == 1 && (ntohl(address.s_addr) >> 24) == 127;
 }
 
 bool is_loopback_origin(const std::string& origin) {

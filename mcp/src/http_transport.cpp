@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <thread>
 
 #include "kiln/mcp/http_exchange.h"
 #include "kiln/mcp/json_rpc.h"
@@ -85,7 +86,7 @@ class HttpSession : public Outbox {
   }
 
   void notify(const json& message, const json& about) override {
-    if (auto exchange = route(about, /*finished=*/false)) {
+    if (auto exchange = route(about, /*finished=*/false, /*fallback=*/false)) {
       if (recorder_) recorder_->outgoing(message, id_);
       exchange->push_notification(message);
     } else {
@@ -94,14 +95,18 @@ class HttpSession : public Outbox {
   }
 
   void respond(const json& id, std::optional<json> response) override {
-    auto exchange = route(id, /*finished=*/true);
+    auto exchange = route(id, /*finished=*/true, /*fallback=*/true);
     if (!exchange) return;
     if (response && recorder_) recorder_->outgoing(*response, id_);
     exchange->finish(id.is_null() ? std::string() : id_key(id), std::move(response));
   }
 
  private:
-  std::shared_ptr<Exchange> route(const json& id, bool finished) {
+  // The exchange waiting for request `id`. With `fallback`, a reply for an id no
+  // exchange waits for (a message rejected before it became a request) goes to
+  // the POST being delivered; notifications never do, so late progress of a
+  // cancelled call cannot leak into an unrelated reply.
+  std::shared_ptr<Exchange> route(const json& id, bool finished, bool fallback) {
     std::lock_guard lock(mutex_);
     if (!id.is_null()) {
       auto it = routes_.find(id_key(id));
@@ -111,7 +116,7 @@ class HttpSession : public Outbox {
         if (exchange) return exchange;
       }
     }
-    return current_;  // replies to messages that could not be read
+    return fallback ? current_ : nullptr;
   }
 
   std::string id_;
@@ -172,8 +177,20 @@ class HttpTransport::Impl {
     return port;
   }
 
-  void serve() { http_.listen_after_bind(); }
-  void stop() { http_.stop(); }
+  void serve() {
+    serving_ = true;
+    if (!stop_requested_) http_.listen_after_bind();
+    serving_ = false;
+  }
+
+  void stop() {
+    stop_requested_ = true;
+    // httplib ignores stop() until listening has begun: wait for that (or for
+    // serve() to return), so a stop that races start-up is never lost.
+    for (int i = 0; i < 2500 && serving_ && !http_.is_running(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    http_.stop();
+  }
 
  private:
   bool guard(const httplib::Request& request, httplib::Response& response) {
@@ -303,6 +320,8 @@ class HttpTransport::Impl {
   const Server& server_;
   HttpOptions options_;
   httplib::Server http_;
+  std::atomic<bool> serving_{false};
+  std::atomic<bool> stop_requested_{false};
   std::mutex mutex_;  // guards sessions_
   std::map<std::string, std::shared_ptr<HttpSession>> sessions_;
 };

@@ -90,11 +90,14 @@ std::optional<std::string> check_number(const json& schema, const json& value, c
 std::optional<std::string> check_string(const json& schema, const json& value, const std::string& path) {
   if (!value.is_string()) return std::nullopt;
   const auto& s = value.get_ref<const std::string&>();
-  if (auto it = schema.find("minLength"); it != schema.end() && s.size() < it->get<size_t>())
+  // JSON Schema counts characters, not bytes: skip UTF-8 continuation bytes.
+  size_t length = 0;
+  for (unsigned char c : s) length += (c & 0xC0) != 0x80;
+  if (auto it = schema.find("minLength"); it != schema.end() && length < it->get<size_t>())
     return where(path) + ": must be at least " + it->dump() + " characters long";
-  if (auto it = schema.find("maxLength"); it != schema.end() && s.size() > it->get<size_t>())
+  if (auto it = schema.find("maxLength"); it != schema.end() && length > it->get<size_t>())
     return where(path) + ": must be at most " + it->dump() + " characters long (got " +
-           std::to_string(s.size()) + ")";
+           std::to_string(length) + ")";
   if (auto it = schema.find("pattern"); it != schema.end()) {
     std::regex pattern(it->get<std::string>(), std::regex::ECMAScript);
     if (!std::regex_search(s, pattern))
@@ -170,34 +173,81 @@ std::optional<std::string> validate(const json& schema, const json& value, const
   return check_object(schema, value, path);
 }
 
-const std::set<std::string>& known_keywords() {
-  static const std::set<std::string> keywords = {
-      "type", "description", "title", "default", "examples", "enum", "const", "minimum", "maximum",
-      "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format",
-      "items", "minItems", "maxItems", "uniqueItems", "properties", "required",
-      "additionalProperties", "$schema"};
-  return keywords;
+bool is_count(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0); }
+
+const std::set<std::string>& type_names() {
+  static const std::set<std::string> names = {"string", "integer", "number", "boolean", "object", "array", "null"};
+  return names;
 }
 
+// The keywords tool schemas may use, each with a check of its value.
+std::optional<std::string> check_keyword_value(const std::string& key, const json& value) {
+  auto wrong = [&](const char* expected) -> std::optional<std::string> {
+    return "`" + key + "` must be " + expected;
+  };
+  if (key == "type") {
+    std::vector<json> types = value.is_array() ? value.get<std::vector<json>>() : std::vector<json>{value};
+    if (types.empty()) return wrong("a type name or a non-empty list of them");
+    for (const auto& t : types)
+      if (!t.is_string() || !type_names().count(t.get<std::string>()))
+        return "`type` " + t.dump() + " is not a JSON Schema type (string, integer, number, boolean, object, array, null)";
+    return std::nullopt;
+  }
+  if (key == "description" || key == "title" || key == "format" || key == "$schema")
+    return value.is_string() ? std::nullopt : wrong("a string");
+  if (key == "default" || key == "const") return std::nullopt;
+  if (key == "examples") return value.is_array() ? std::nullopt : wrong("an array");
+  if (key == "enum") return value.is_array() && !value.empty() ? std::nullopt : wrong("a non-empty array");
+  if (key == "minimum" || key == "maximum" || key == "exclusiveMinimum" || key == "exclusiveMaximum")
+    return value.is_number() ? std::nullopt : wrong("a number");
+  if (key == "minLength" || key == "maxLength" || key == "minItems" || key == "maxItems")
+    return is_count(value) ? std::nullopt : wrong("a non-negative integer");
+  if (key == "uniqueItems" || key == "additionalProperties")
+    return value.is_boolean() ? std::nullopt : wrong("a boolean");
+  if (key == "pattern") {
+    if (!value.is_string()) return wrong("a string");
+    try {
+      std::regex(value.get<std::string>(), std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      return "`pattern` is not a valid regular expression";
+    }
+    return std::nullopt;
+  }
+  if (key == "items" || key == "properties") return value.is_object() ? std::nullopt : wrong("an object");
+  if (key == "required") {
+    if (!value.is_array()) return wrong("an array of property names");
+    for (const auto& name : value)
+      if (!name.is_string()) return wrong("an array of property names");
+    return std::nullopt;
+  }
+  if (key == "anyOf" || key == "oneOf" || key == "allOf" || key == "$ref" || key == "not")
+    return "`" + key + "` is not allowed; tool schemas stay flat so every client can read them";
+  return "unsupported schema keyword `" + key + "`";
+}
+
+bool declares_type(const json& schema, const std::string& type) {
+  auto it = schema.find("type");
+  if (it == schema.end()) return false;
+  if (it->is_string()) return *it == type;
+  if (it->is_array())
+    for (const auto& t : *it)
+      if (t == type) return true;
+  return false;
+}
+
+// depth 0: the top-level object; 1: a property; 2: an array property's items.
 std::optional<std::string> check_keywords(const json& schema, const std::string& path, int depth) {
   if (!schema.is_object()) return path + ": a schema must be an object";
-  for (const auto& [key, item] : schema.items()) {
-    if (key == "anyOf" || key == "oneOf" || key == "allOf" || key == "$ref" || key == "not")
-      return path + ": `" + key + "` is not allowed; tool schemas stay flat so every client can read them";
-    if (!known_keywords().count(key)) return path + ": unsupported schema keyword `" + key + "`";
+  for (const auto& [key, value] : schema.items()) {
+    if (auto problem = check_keyword_value(key, value)) return path + ": " + *problem;
   }
-  if (auto it = schema.find("pattern"); it != schema.end()) {
-    try {
-      std::regex(it->get<std::string>(), std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      return path + ": `pattern` is not a valid regular expression";
-    }
-  }
+  if (depth > 0 && (schema.contains("properties") || declares_type(schema, "object")))
+    return path + ": nested objects are not allowed; a flat tool schema has primitive, enum or array properties";
   if (auto items = schema.find("items"); items != schema.end()) {
+    if (depth >= 2) return path + ": arrays of arrays are not allowed in a flat tool schema";
     if (auto error = check_keywords(*items, path + ".items", depth + 1)) return error;
   }
   if (auto properties = schema.find("properties"); properties != schema.end()) {
-    if (depth >= 2) return path + ": nested objects are not allowed in a flat tool schema";
     for (const auto& [name, property] : properties->items())
       if (auto error = check_keywords(property, path + ".properties." + name, depth + 1)) return error;
   }
@@ -211,7 +261,7 @@ std::optional<std::string> validate_against_schema(const json& schema, const jso
 }
 
 std::optional<std::string> check_tool_schema(const json& schema) {
-  if (!schema.is_object() || schema.value("type", "") != "object")
+  if (!schema.is_object() || !schema.contains("type") || schema["type"] != "object")
     return "schema: the top level must be {\"type\": \"object\", ...}";
   return check_keywords(schema, "schema", 0);
 }

@@ -240,7 +240,9 @@ void Session::start_tool_call(const Message& message) {
   std::thread thread([this, id, name, arguments, token, request, done] {
     CallContext context([this, id](json note) { outbox_.notify(note, id); }, token, request->cancelled, log_level_);
     json result = server_.tools().call(name, arguments, context);
-    if (!request->cancelled->load()) answer(id, make_result(id, std::move(result)));
+    // A cancelled call ends without a response; answer() ignores it when the
+    // cancellation already ended it, and ends it here when shutdown cancelled it.
+    answer(id, request->cancelled->load() ? std::nullopt : std::optional<json>(make_result(id, std::move(result))));
     done->store(true);
   });
   std::lock_guard lock(mutex_);

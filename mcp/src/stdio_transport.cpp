@@ -100,7 +100,10 @@ int serve_stdio(const Server& server, std::FILE* in, std::FILE* out, const Stdio
     if (options.recorder) options.recorder->incoming(value);
     session.handle(value);
   }
-  spdlog::info("stdin closed; ending the session");
+  // A script may pipe requests and close stdin at once: finish what is in
+  // flight and write its answers before exiting, so no answer is lost.
+  spdlog::info("stdin closed; finishing the requests in flight, then exiting");
+  session.drain();
   session.shutdown();
   return 0;
 }

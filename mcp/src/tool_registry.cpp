@@ -26,7 +26,7 @@ Status ToolRegistry::add(Tool tool) {
     return make_error(who + "description must be non-empty and under 1 KB (is " +
                       std::to_string(tool.description.size()) + " bytes)");
   if (auto problem = check_tool_schema(tool.input_schema)) return make_error(who + "input " + *problem);
-  if (!tool.output_schema.is_object() || tool.output_schema.value("type", "") != "object")
+  if (!tool.output_schema.is_object() || !tool.output_schema.contains("type") || tool.output_schema["type"] != "object")
     return make_error(who + "outputSchema must be {\"type\": \"object\", ...}");
   if (!tool.handler) return make_error(who + "has no handler");
   std::string name = tool.name;
@@ -61,10 +61,10 @@ ToolResult ToolRegistry::run(const std::string& name, const json& arguments, Cal
   const Tool* tool = find(name);
   if (!tool) return ToolResult::error("unknown tool `" + name + "`; call tools/list for the tools kiln offers");
   const json args = arguments.is_null() ? json::object() : arguments;
-  if (auto problem = validate_against_schema(tool->input_schema, args)) {
-    return ToolResult::error("invalid arguments for `" + name + "`: " + *problem);
-  }
   try {
+    if (auto problem = validate_against_schema(tool->input_schema, args)) {
+      return ToolResult::error("invalid arguments for `" + name + "`: " + *problem);
+    }
     return tool->handler(args, context);
   } catch (const std::exception& e) {
     return ToolResult::error("internal error in `" + name + "`: " + e.what() +

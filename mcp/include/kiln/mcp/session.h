@@ -33,6 +33,8 @@ class Session {
 
   // Cancels every request in flight (transport closed) and waits for workers.
   void shutdown();
+  // Waits for the requests in flight to finish and send their responses.
+  void drain() { reap_workers(/*wait_all=*/true); }
 
  private:
   struct InFlight {

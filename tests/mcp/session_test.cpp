@@ -1,0 +1,499 @@
+#include "kiln/mcp/session.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "kiln/mcp/protocol_version.h"
+#include "test_server.h"
+
+namespace kiln::mcp {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+// Records what a session sends, and lets a test wait for it.
+class RecordingOutbox : public Outbox {
+ public:
+  struct Reply {
+    json id;
+    std::optional<json> response;
+  };
+  struct Note {
+    json message;
+    json about;
+  };
+
+  void notify(const json& message, const json& about) override {
+    {
+      std::lock_guard lock(mutex_);
+      notes_.push_back({message, about});
+    }
+    changed_.notify_all();
+  }
+  void respond(const json& id, std::optional<json> response) override {
+    {
+      std::lock_guard lock(mutex_);
+      replies_.push_back({id, std::move(response)});
+    }
+    changed_.notify_all();
+  }
+
+  // The first reply to `id`, waiting up to `timeout` for it.
+  std::optional<Reply> wait_reply(const json& id, std::chrono::milliseconds timeout = 5s) {
+    std::unique_lock lock(mutex_);
+    std::optional<Reply> found;
+    changed_.wait_for(lock, timeout, [&] {
+      for (const auto& reply : replies_)
+        if (reply.id == id) found = reply;
+      return found.has_value();
+    });
+    return found;
+  }
+  std::vector<Reply> replies_to(const json& id) {
+    std::lock_guard lock(mutex_);
+    std::vector<Reply> out;
+    for (const auto& reply : replies_)
+      if (reply.id == id) out.push_back(reply);
+    return out;
+  }
+  std::vector<Reply> replies() {
+    std::lock_guard lock(mutex_);
+    return replies_;
+  }
+  std::vector<Note> notes() {
+    std::lock_guard lock(mutex_);
+    return notes_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Reply> replies_;
+  std::vector<Note> notes_;
+};
+
+json request(const json& id, const std::string& method, json params = json::object()) {
+  json message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) message["params"] = std::move(params);
+  return message;
+}
+
+json notification(const std::string& method, json params = nullptr) {
+  return make_notification(method, std::move(params));
+}
+
+json tool_call(const json& id, const std::string& name, json arguments = json::object(),
+               json progress = nullptr) {
+  json params{{"name", name}, {"arguments", std::move(arguments)}};
+  if (!progress.is_null()) params["_meta"] = {{"progressToken", progress}};
+  return request(id, "tools/call", std::move(params));
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  // Sends `message` and returns the response to `id`; fails when there is none.
+  json exchange(const json& message) {
+    session->handle(message);
+    auto reply = outbox.wait_reply(message["id"]);
+    if (!reply) {
+      ADD_FAILURE() << "no reply to " << message.dump();
+      return json();
+    }
+    if (!reply->response) {
+      ADD_FAILURE() << "the reply to " << message.dump() << " carried no response";
+      return json();
+    }
+    return *reply->response;
+  }
+
+  json initialize(const std::string& version = "2025-06-18") {
+    json response = exchange(request("init", "initialize",
+                                     {{"protocolVersion", version},
+                                      {"capabilities", json::object()},
+                                      {"clientInfo", {{"name", "test"}, {"version", "1"}}}}));
+    session->handle(notification("notifications/initialized"));
+    return response;
+  }
+
+  std::shared_ptr<testing::SlowProbe> probe = std::make_shared<testing::SlowProbe>();
+  std::unique_ptr<Server> server = testing::make_test_server(probe);
+  RecordingOutbox outbox;
+  std::unique_ptr<Session> session = std::make_unique<Session>(*server, outbox);
+};
+
+TEST_F(SessionTest, InitializeEchoesEachSupportedVersion) {
+  for (std::string_view version : supported_protocol_versions()) {
+    RecordingOutbox fresh_outbox;
+    Session fresh(*server, fresh_outbox);
+    fresh.handle(request(1, "initialize", {{"protocolVersion", std::string(version)}}));
+    auto reply = fresh_outbox.wait_reply(1);
+    ASSERT_TRUE(reply && reply->response);
+    EXPECT_EQ((*reply->response)["result"]["protocolVersion"], std::string(version));
+    EXPECT_EQ(fresh.protocol_version(), version);
+  }
+}
+
+TEST_F(SessionTest, InitializeAnswersAnUnknownVersionWithTheNewest) {
+  json response = initialize("2024-11-05");
+  EXPECT_EQ(response["result"]["protocolVersion"], std::string(newest_protocol_version()));
+  EXPECT_EQ(session->protocol_version(), newest_protocol_version());
+}
+
+TEST_F(SessionTest, InitializeAdvertisesToolsResourcesPromptsAndLogging) {
+  json result = initialize()["result"];
+  const json& capabilities = result["capabilities"];
+  EXPECT_TRUE(capabilities.contains("tools"));
+  EXPECT_TRUE(capabilities.contains("resources"));
+  EXPECT_TRUE(capabilities.contains("prompts"));
+  EXPECT_TRUE(capabilities.contains("logging"));
+  EXPECT_EQ(result["serverInfo"]["name"], "kiln-test");
+  EXPECT_EQ(result["serverInfo"]["version"], "0.0.1");
+  EXPECT_EQ(result["instructions"], "test server");
+}
+
+TEST_F(SessionTest, InitializedNotificationCompletesTheHandshake) {
+  EXPECT_FALSE(session->initialized());
+  initialize();
+  EXPECT_TRUE(session->initialized());
+}
+
+TEST_F(SessionTest, SecondInitializeIsRejected) {
+  initialize();
+  json response = exchange(request(2, "initialize", {{"protocolVersion", "2025-03-26"}}));
+  EXPECT_EQ(response["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_THAT(response["error"]["message"].get<std::string>(), HasSubstr("already"));
+  EXPECT_EQ(session->protocol_version(), "2025-06-18");
+}
+
+TEST_F(SessionTest, RequestsBeforeInitializeAreRejected) {
+  for (const char* method : {"tools/list", "resources/list", "prompts/list", "logging/setLevel"}) {
+    json response = exchange(request(method, method));
+    EXPECT_EQ(response["error"]["code"], error_code::kInvalidRequest) << method;
+    EXPECT_THAT(response["error"]["message"].get<std::string>(), HasSubstr("initialize")) << method;
+  }
+  json call = exchange(tool_call("call", "echo", {{"text", "hi"}}));
+  EXPECT_EQ(call["error"]["code"], error_code::kInvalidRequest);
+}
+
+TEST_F(SessionTest, PingIsAnsweredBeforeInitialize) {
+  json response = exchange(request(1, "ping"));
+  EXPECT_EQ(response["result"], json::object());
+}
+
+TEST_F(SessionTest, ServerDiscoverIsMethodNotFoundAtOnceEvenBeforeInitialize) {
+  session->handle(request(1, "server/discover"));
+  // Answered synchronously: the reply is there when handle() returns.
+  auto replies = outbox.replies_to(1);
+  ASSERT_EQ(replies.size(), 1u);
+  ASSERT_TRUE(replies[0].response);
+  EXPECT_EQ((*replies[0].response)["error"]["code"], error_code::kMethodNotFound);
+}
+
+TEST_F(SessionTest, UnknownMethodIsMethodNotFound) {
+  initialize();
+  json response = exchange(request(5, "tools/destroy"));
+  EXPECT_EQ(response["error"]["code"], error_code::kMethodNotFound);
+  EXPECT_THAT(response["error"]["message"].get<std::string>(), HasSubstr("tools/destroy"));
+}
+
+TEST_F(SessionTest, NotificationsGetNoReply) {
+  initialize();
+  size_t before = outbox.replies().size();
+  session->handle(notification("notifications/roots/list_changed"));
+  session->handle(notification("notifications/unknown"));
+  EXPECT_EQ(outbox.replies().size(), before);
+}
+
+TEST_F(SessionTest, InvalidMessageIsInvalidRequest) {
+  session->handle(json{{"jsonrpc", "1.0"}, {"id", 3}, {"method", "ping"}});
+  auto reply = outbox.wait_reply(3);
+  ASSERT_TRUE(reply && reply->response);
+  EXPECT_EQ((*reply->response)["error"]["code"], error_code::kInvalidRequest);
+}
+
+TEST_F(SessionTest, ToolsListListsTheTools) {
+  initialize();
+  json tools = exchange(request(2, "tools/list"))["result"]["tools"];
+  std::vector<std::string> names;
+  for (const auto& tool : tools) names.push_back(tool["name"]);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"echo", "fail", "log", "progress", "slow", "stubborn"}));
+}
+
+TEST_F(SessionTest, ToolCallSucceedsWithStructuredContent) {
+  initialize();
+  json result = exchange(tool_call(3, "echo", {{"text", "hello"}}))["result"];
+  EXPECT_EQ(result["isError"], false);
+  EXPECT_EQ(result["structuredContent"], json({{"text", "hello"}}));
+  EXPECT_EQ(result["content"][0]["text"], "hello");
+}
+
+TEST_F(SessionTest, ToolCallOfAnUnknownToolIsInvalidParamsError) {
+  initialize();
+  json response = exchange(tool_call(3, "nope"));
+  EXPECT_FALSE(response.contains("result"));
+  EXPECT_EQ(response["error"]["code"], error_code::kInvalidParams);
+  EXPECT_THAT(response["error"]["message"].get<std::string>(), HasSubstr("nope"));
+}
+
+TEST_F(SessionTest, ToolCallWithoutNameIsInvalidParamsError) {
+  initialize();
+  json response = exchange(request(3, "tools/call", {{"arguments", json::object()}}));
+  EXPECT_EQ(response["error"]["code"], error_code::kInvalidParams);
+}
+
+TEST_F(SessionTest, ToolCallWithInvalidArgumentsIsAnErrorResult) {
+  initialize();
+  json response = exchange(tool_call(3, "echo", {{"text", 42}}));
+  ASSERT_TRUE(response.contains("result")) << response.dump();
+  EXPECT_EQ(response["result"]["isError"], true);
+  EXPECT_THAT(response["result"]["content"][0]["text"].get<std::string>(),
+              HasSubstr("argument `text`"));
+}
+
+TEST_F(SessionTest, ToolCallWhoseHandlerThrowsIsAnErrorResult) {
+  initialize();
+  json response = exchange(tool_call(3, "fail"));
+  EXPECT_EQ(response["result"]["isError"], true);
+}
+
+TEST_F(SessionTest, DuplicateInFlightIdIsRejected) {
+  initialize();
+  session->handle(tool_call(7, "slow"));
+  ASSERT_TRUE(probe->wait_started());
+  session->handle(request(7, "ping"));
+  auto replies = outbox.replies_to(7);
+  ASSERT_EQ(replies.size(), 1u);
+  ASSERT_TRUE(replies[0].response);
+  EXPECT_EQ((*replies[0].response)["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_THAT((*replies[0].response)["error"]["message"].get<std::string>(),
+              HasSubstr("already in use"));
+  EXPECT_FALSE(probe->is_finished());
+}
+
+TEST_F(SessionTest, PingIsAnsweredWhileASlowToolCallRuns) {
+  initialize();
+  session->handle(tool_call(1, "slow"));
+  ASSERT_TRUE(probe->wait_started());
+  auto start = std::chrono::steady_clock::now();
+  session->handle(request(2, "ping"));
+  auto reply = outbox.wait_reply(2, 1s);
+  ASSERT_TRUE(reply && reply->response);
+  EXPECT_EQ((*reply->response)["result"], json::object());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  EXPECT_TRUE(outbox.replies_to(1).empty()) << "the slow call should still be running";
+}
+
+TEST_F(SessionTest, CancelledNotificationStopsTheSlowToolAndNoResponseIsSent) {
+  initialize();
+  session->handle(tool_call(3, "slow"));
+  ASSERT_TRUE(probe->wait_started());
+  session->handle(notification("notifications/cancelled", {{"requestId", 3}, {"reason", "user"}}));
+  ASSERT_TRUE(probe->wait_finished());
+  EXPECT_TRUE(probe->saw_cancel);
+  session->shutdown();  // joins the worker, so a late response would be recorded by now
+  auto replies = outbox.replies_to(3);
+  ASSERT_EQ(replies.size(), 1u) << "the request must end exactly once";
+  EXPECT_FALSE(replies[0].response.has_value()) << replies[0].response->dump();
+}
+
+TEST_F(SessionTest, CancellingAnUnknownRequestIsIgnored) {
+  initialize();
+  size_t before = outbox.replies().size();
+  session->handle(notification("notifications/cancelled", {{"requestId", 99}}));
+  session->handle(notification("notifications/cancelled", json::object()));
+  EXPECT_EQ(outbox.replies().size(), before);
+}
+
+TEST_F(SessionTest, StringAndNumberIdsAreDifferentRequests) {
+  initialize();
+  session->handle(tool_call(5, "slow"));
+  ASSERT_TRUE(probe->wait_started());
+  json response = exchange(request("5", "ping"));
+  EXPECT_EQ(response["result"], json::object());
+}
+
+TEST_F(SessionTest, ProgressNotificationsCarryTheTokenAndIncrease) {
+  initialize();
+  json response = exchange(tool_call(4, "progress", json::object(), "tok-1"));
+  EXPECT_EQ(response["result"]["isError"], false);
+  auto notes = outbox.notes();
+  ASSERT_EQ(notes.size(), 3u) << "the repeated progress value must be dropped";
+  double last = -1;
+  for (const auto& note : notes) {
+    EXPECT_EQ(note.message["method"], "notifications/progress");
+    EXPECT_EQ(note.message["params"]["progressToken"], "tok-1");
+    EXPECT_EQ(note.message["params"]["total"], 3);
+    EXPECT_EQ(note.about, json(4));
+    double progress = note.message["params"]["progress"].get<double>();
+    EXPECT_GT(progress, last);
+    last = progress;
+  }
+}
+
+TEST_F(SessionTest, IntegerProgressTokenIsKept) {
+  initialize();
+  exchange(tool_call(4, "progress", json::object(), 17));
+  auto notes = outbox.notes();
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes[0].message["params"]["progressToken"], 17);
+}
+
+TEST_F(SessionTest, NoProgressWithoutAToken) {
+  initialize();
+  exchange(tool_call(4, "progress"));
+  EXPECT_TRUE(outbox.notes().empty());
+}
+
+std::vector<std::string> logged_levels(RecordingOutbox& outbox) {
+  std::vector<std::string> levels;
+  for (const auto& note : outbox.notes())
+    if (note.message["method"] == "notifications/message")
+      levels.push_back(note.message["params"]["level"]);
+  return levels;
+}
+
+TEST_F(SessionTest, LogMessagesAtInfoAndAboveByDefault) {
+  initialize();
+  exchange(tool_call(1, "log"));
+  EXPECT_EQ(logged_levels(outbox), (std::vector<std::string>{"info", "warning"}));
+  ASSERT_FALSE(outbox.notes().empty());
+  EXPECT_EQ(outbox.notes()[0].message["params"]["logger"], "test");
+  EXPECT_EQ(outbox.notes()[0].about, json(1));
+}
+
+TEST_F(SessionTest, SetLevelFiltersLogMessages) {
+  initialize();
+  EXPECT_EQ(exchange(request(1, "logging/setLevel", {{"level", "warning"}}))["result"],
+            json::object());
+  exchange(tool_call(2, "log"));
+  EXPECT_EQ(logged_levels(outbox), (std::vector<std::string>{"warning"}));
+
+  EXPECT_EQ(exchange(request(3, "logging/setLevel", {{"level", "debug"}}))["result"],
+            json::object());
+  exchange(tool_call(4, "log"));
+  EXPECT_EQ(logged_levels(outbox),
+            (std::vector<std::string>{"warning", "debug", "info", "warning"}));
+}
+
+TEST_F(SessionTest, SetLevelRejectsAnUnknownLevel) {
+  initialize();
+  json response = exchange(request(1, "logging/setLevel", {{"level", "verbose"}}));
+  EXPECT_EQ(response["error"]["code"], error_code::kInvalidParams);
+  json missing = exchange(request(2, "logging/setLevel", json::object()));
+  EXPECT_EQ(missing["error"]["code"], error_code::kInvalidParams);
+}
+
+TEST_F(SessionTest, BatchIsRejectedUnder20250618) {
+  initialize("2025-06-18");
+  size_t before = outbox.replies().size();
+  session->handle(json::array({request(1, "ping"), request(2, "ping")}));
+  auto replies = outbox.replies();
+  ASSERT_EQ(replies.size(), before + 1);
+  const auto& reply = replies.back();
+  EXPECT_TRUE(reply.id.is_null());
+  ASSERT_TRUE(reply.response);
+  EXPECT_EQ((*reply.response)["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_THAT((*reply.response)["error"]["message"].get<std::string>(), HasSubstr("2025-06-18"));
+  EXPECT_TRUE(outbox.replies_to(1).empty());
+  EXPECT_TRUE(outbox.replies_to(2).empty());
+}
+
+TEST_F(SessionTest, BatchIsAcceptedUnder20250326) {
+  initialize("2025-03-26");
+  session->handle(json::array({request(1, "ping"), notification("notifications/roots/list_changed"),
+                               request(2, "tools/list"), tool_call(3, "echo", {{"text", "x"}})}));
+  for (int id : {1, 2, 3}) {
+    auto reply = outbox.wait_reply(id);
+    ASSERT_TRUE(reply && reply->response) << id;
+    EXPECT_TRUE(reply->response->contains("result")) << reply->response->dump();
+  }
+}
+
+TEST_F(SessionTest, EmptyBatchIsRejectedUnder20250326) {
+  initialize("2025-03-26");
+  session->handle(json::array());
+  auto replies = outbox.replies();
+  ASSERT_FALSE(replies.empty());
+  EXPECT_TRUE(replies.back().id.is_null());
+  EXPECT_EQ((*replies.back().response)["error"]["code"], error_code::kInvalidRequest);
+}
+
+TEST_F(SessionTest, BatchBeforeInitializeIsRejected) {
+  session->handle(json::array({request(1, "initialize", {{"protocolVersion", "2025-03-26"}})}));
+  auto replies = outbox.replies();
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ((*replies[0].response)["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_FALSE(session->initialized());
+}
+
+TEST_F(SessionTest, ResourcesReadReturnsTheContents) {
+  initialize();
+  json result = exchange(request(1, "resources/read", {{"uri", "kiln://zoo/a/b.cu"}}))["result"];
+  EXPECT_EQ(result["contents"][0]["text"], "a/b.cu");
+  EXPECT_EQ(exchange(request(2, "resources/templates/list"))["result"]["resourceTemplates"].size(),
+            1u);
+  EXPECT_EQ(exchange(request(3, "resources/list"))["result"]["resources"].size(), 1u);
+}
+
+TEST_F(SessionTest, ResourcesReadOfAnUnknownUriIsResourceNotFound) {
+  initialize();
+  json response = exchange(request(1, "resources/read", {{"uri", "kiln://nothing"}}));
+  EXPECT_EQ(response["error"]["code"], error_code::kResourceNotFound);
+  EXPECT_EQ(response["error"]["code"], -32002);
+  EXPECT_EQ(response["error"]["data"]["uri"], "kiln://nothing");
+}
+
+TEST_F(SessionTest, ResourcesReadWithoutUriIsInvalidParams) {
+  initialize();
+  EXPECT_EQ(exchange(request(1, "resources/read"))["error"]["code"], error_code::kInvalidParams);
+}
+
+TEST_F(SessionTest, PromptsGetRendersThePrompt) {
+  initialize();
+  json result = exchange(request(
+      1, "prompts/get", {{"name", "optimize"}, {"arguments", {{"goal", "speed"}}}}))["result"];
+  EXPECT_EQ(result["messages"][0]["content"]["text"], "optimize for speed");
+}
+
+TEST_F(SessionTest, PromptsGetWithAMissingRequiredArgumentIsInvalidParams) {
+  initialize();
+  json response = exchange(request(1, "prompts/get", {{"name", "optimize"}}));
+  EXPECT_EQ(response["error"]["code"], error_code::kInvalidParams);
+  EXPECT_THAT(response["error"]["message"].get<std::string>(), HasSubstr("`goal`"));
+}
+
+TEST_F(SessionTest, ParamsThatAreAnArrayAreInvalidParams) {
+  initialize();
+  EXPECT_EQ(exchange(request(1, "prompts/get", json::array({"optimize"})))["error"]["code"],
+            error_code::kInvalidParams);
+}
+
+TEST_F(SessionTest, ShutdownCancelsToolCallsInFlight) {
+  initialize();
+  session->handle(tool_call(1, "slow"));
+  ASSERT_TRUE(probe->wait_started());
+  session->shutdown();
+  EXPECT_TRUE(probe->is_finished());
+  EXPECT_TRUE(probe->saw_cancel);
+}
+
+// Outbox::respond is "called exactly once per request": a transport waiting
+// for a request (an HTTP stream) must learn that it ended, even at shutdown.
+TEST_F(SessionTest, ShutdownEndsEveryRequestInFlightExactlyOnce) {
+  initialize();
+  session->handle(tool_call(1, "slow"));
+  ASSERT_TRUE(probe->wait_started());
+  session->shutdown();
+  auto replies = outbox.replies_to(1);
+  ASSERT_EQ(replies.size(), 1u) << "the outbox never heard that request 1 ended";
+  EXPECT_FALSE(replies[0].response.has_value());
+}
+
+}  // namespace
+}  // namespace kiln::mcp

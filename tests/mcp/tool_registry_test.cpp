@@ -1,0 +1,258 @@
+#include "kiln/mcp/tool_registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "test_server.h"
+
+namespace kiln::mcp {
+namespace {
+
+using json = nlohmann::json;
+using ::testing::HasSubstr;
+using testing::make_tool;
+
+// The error message of a refused declaration, or "" when it was accepted.
+std::string refusal(ToolRegistry& registry, Tool tool) {
+  Status status = registry.add(std::move(tool));
+  return status ? "" : status.error().message;
+}
+
+Tool counting_tool(int* runs) {
+  Tool tool = make_tool("count");
+  tool.input_schema =
+      testing::flat_object_schema({{"steps", {{"type", "integer"}, {"minimum", 1}}}}, {"steps"});
+  tool.handler = [runs](const json& arguments, CallContext&) {
+    ++*runs;
+    ToolResult result;
+    result.structured = json{{"steps", arguments["steps"]}};
+    result.text = "counted " + arguments["steps"].dump();
+    return result;
+  };
+  return tool;
+}
+
+TEST(ToolRegistryAdd, AcceptsAWellFormedTool) {
+  ToolRegistry registry;
+  EXPECT_EQ(refusal(registry, make_tool("get_task")), "");
+  EXPECT_TRUE(registry.contains("get_task"));
+  ASSERT_NE(registry.find("get_task"), nullptr);
+  EXPECT_EQ(registry.find("get_task")->title, "Test tool get_task");
+  EXPECT_EQ(registry.find("missing"), nullptr);
+}
+
+TEST(ToolRegistryAdd, RefusesANameWithADash) {
+  ToolRegistry registry;
+  EXPECT_THAT(refusal(registry, make_tool("get-task")), HasSubstr("^[a-z_]+$"));
+  EXPECT_FALSE(registry.contains("get-task"));
+}
+
+TEST(ToolRegistryAdd, RefusesANameWithACapitalDigitOrSpace) {
+  ToolRegistry registry;
+  EXPECT_THAT(refusal(registry, make_tool("GetTask")), HasSubstr("name must match"));
+  EXPECT_THAT(refusal(registry, make_tool("task2")), HasSubstr("name must match"));
+  EXPECT_THAT(refusal(registry, make_tool("get task")), HasSubstr("name must match"));
+  EXPECT_THAT(refusal(registry, make_tool("")), HasSubstr("name must match"));
+}
+
+TEST(ToolRegistryAdd, RefusesADuplicateName) {
+  ToolRegistry registry;
+  ASSERT_EQ(refusal(registry, make_tool("compile")), "");
+  EXPECT_THAT(refusal(registry, make_tool("compile")), HasSubstr("tool `compile`: declared twice"));
+}
+
+TEST(ToolRegistryAdd, RefusesAnEmptyTitle) {
+  ToolRegistry registry;
+  Tool tool = make_tool("compile");
+  tool.title = "";
+  EXPECT_THAT(refusal(registry, tool), HasSubstr("needs a title"));
+}
+
+TEST(ToolRegistryAdd, RefusesADescriptionOfOneKilobyteOrMore) {
+  ToolRegistry registry;
+  Tool big = make_tool("big");
+  big.description = std::string(1024, 'x');
+  EXPECT_THAT(refusal(registry, big), HasSubstr("under 1 KB (is 1024 bytes)"));
+  Tool just_under = make_tool("just_under");
+  just_under.description = std::string(1023, 'x');
+  EXPECT_EQ(refusal(registry, just_under), "");
+}
+
+TEST(ToolRegistryAdd, RefusesAnEmptyDescription) {
+  ToolRegistry registry;
+  Tool tool = make_tool("quiet");
+  tool.description = "";
+  EXPECT_THAT(refusal(registry, tool), HasSubstr("description must be non-empty"));
+}
+
+TEST(ToolRegistryAdd, RefusesAnInputSchemaThatIsNotFlat) {
+  ToolRegistry registry;
+  Tool tool = make_tool("compile");
+  tool.input_schema =
+      json{{"type", "object"},
+           {"properties", {{"x", {{"anyOf", {{{"type", "string"}}, {{"type", "integer"}}}}}}}}};
+  EXPECT_THAT(refusal(registry, tool), HasSubstr("`anyOf` is not allowed"));
+  tool.input_schema = json{{"type", "array"}};
+  EXPECT_THAT(refusal(registry, tool), HasSubstr("tool `compile`: input schema"));
+}
+
+TEST(ToolRegistryAdd, RefusesAnOutputSchemaThatIsNotAnObjectSchema) {
+  ToolRegistry registry;
+  Tool tool = make_tool("compile");
+  tool.output_schema = json{{"type", "string"}};
+  EXPECT_THAT(refusal(registry, tool), HasSubstr("outputSchema"));
+  tool.output_schema = nullptr;
+  EXPECT_THAT(refusal(registry, tool), HasSubstr("outputSchema"));
+  EXPECT_FALSE(registry.contains("compile"));
+}
+
+TEST(ToolRegistryAdd, RefusesAToolWithoutHandler) {
+  ToolRegistry registry;
+  Tool tool = make_tool("compile");
+  tool.handler = nullptr;
+  EXPECT_THAT(refusal(registry, tool), HasSubstr("has no handler"));
+}
+
+TEST(ToolRegistryList, IsSortedByName) {
+  ToolRegistry registry;
+  for (const char* name : {"zeta", "alpha", "mid"})
+    ASSERT_EQ(refusal(registry, make_tool(name)), "");
+  json tools = registry.list()["tools"];
+  ASSERT_EQ(tools.size(), 3u);
+  EXPECT_EQ(tools[0]["name"], "alpha");
+  EXPECT_EQ(tools[1]["name"], "mid");
+  EXPECT_EQ(tools[2]["name"], "zeta");
+}
+
+TEST(ToolRegistryList, CarriesTitleSchemasAndAllFourHints) {
+  ToolRegistry registry;
+  Tool tool = make_tool("benchmark");
+  tool.title = "Benchmark a candidate";
+  tool.description = "Times the candidate.";
+  tool.input_schema = testing::flat_object_schema({{"source", {{"type", "string"}}}}, {"source"});
+  tool.output_schema =
+      json{{"type", "object"}, {"properties", {{"result_id", {{"type", "string"}}}}}};
+  tool.annotations = {
+      .read_only = false, .destructive = true, .idempotent = false, .open_world = true};
+  ASSERT_EQ(refusal(registry, tool), "");
+
+  json entry = registry.list()["tools"][0];
+  EXPECT_EQ(entry["name"], "benchmark");
+  EXPECT_EQ(entry["title"], "Benchmark a candidate");
+  EXPECT_EQ(entry["description"], "Times the candidate.");
+  EXPECT_EQ(entry["inputSchema"], tool.input_schema);
+  EXPECT_EQ(entry["outputSchema"], tool.output_schema);
+  const json& hints = entry["annotations"];
+  EXPECT_EQ(hints["readOnlyHint"], false);
+  EXPECT_EQ(hints["destructiveHint"], true);
+  EXPECT_EQ(hints["idempotentHint"], false);
+  EXPECT_EQ(hints["openWorldHint"], true);
+}
+
+TEST(ToolRegistryList, EmptyRegistryListsNoTools) {
+  ToolRegistry registry;
+  EXPECT_EQ(registry.list(), json({{"tools", json::array()}}));
+}
+
+TEST(ToolRegistryCall, InvalidArgumentIsAnErrorResultNamingItAndTheHandlerNeverRuns) {
+  ToolRegistry registry;
+  int runs = 0;
+  ASSERT_EQ(refusal(registry, counting_tool(&runs)), "");
+  CallContext context = CallContext::detached();
+
+  json result = registry.call("count", json{{"steps", "many"}}, context);
+  EXPECT_EQ(result["isError"], true);
+  EXPECT_THAT(result["content"][0]["text"].get<std::string>(), HasSubstr("argument `steps`"));
+  EXPECT_FALSE(result.contains("structuredContent"));
+
+  json missing = registry.call("count", json::object(), context);
+  EXPECT_EQ(missing["isError"], true);
+  EXPECT_THAT(missing["content"][0]["text"].get<std::string>(),
+              HasSubstr("missing required argument `steps`"));
+
+  json too_small = registry.call("count", json{{"steps", 0}}, context);
+  EXPECT_EQ(too_small["isError"], true);
+  EXPECT_EQ(runs, 0);
+}
+
+TEST(ToolRegistryCall, NullArgumentsAreTreatedAsAnEmptyObject) {
+  ToolRegistry registry;
+  ASSERT_EQ(refusal(registry, make_tool("noargs")), "");
+  CallContext context = CallContext::detached();
+  EXPECT_EQ(registry.call("noargs", nullptr, context)["isError"], false);
+}
+
+TEST(ToolRegistryCall, SuccessCarriesStructuredContentAndText) {
+  ToolRegistry registry;
+  int runs = 0;
+  ASSERT_EQ(refusal(registry, counting_tool(&runs)), "");
+  CallContext context = CallContext::detached();
+  json result = registry.call("count", json{{"steps", 3}}, context);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(result["isError"], false);
+  EXPECT_EQ(result["structuredContent"], json({{"steps", 3}}));
+  ASSERT_EQ(result["content"].size(), 1u);
+  EXPECT_EQ(result["content"][0]["type"], "text");
+  EXPECT_EQ(result["content"][0]["text"], "counted 3");
+}
+
+TEST(ToolRegistryCall, HandlerExceptionBecomesAnErrorResult) {
+  ToolRegistry registry;
+  ASSERT_EQ(refusal(registry, testing::throwing_tool()), "");
+  CallContext context = CallContext::detached();
+  json result = registry.call("fail", json::object(), context);
+  EXPECT_EQ(result["isError"], true);
+  EXPECT_THAT(result["content"][0]["text"].get<std::string>(), HasSubstr("the handler broke"));
+  EXPECT_FALSE(result.contains("structuredContent"));
+}
+
+TEST(ToolRegistryCall, ErrorResultFromTheHandlerHasNoStructuredContent) {
+  ToolRegistry registry;
+  Tool tool = make_tool("no_gpu");
+  tool.handler = [](const json&, CallContext&) {
+    return ToolResult::error("no GPU; run benchmark on a GPU host");
+  };
+  ASSERT_EQ(refusal(registry, tool), "");
+  CallContext context = CallContext::detached();
+  json result = registry.call("no_gpu", json::object(), context);
+  EXPECT_EQ(result["isError"], true);
+  EXPECT_EQ(result["content"][0]["text"], "no GPU; run benchmark on a GPU host");
+  EXPECT_FALSE(result.contains("structuredContent"));
+}
+
+// A call runs on a session's worker thread, where an escaping exception ends
+// the process; a schema keyword of the wrong type must be refused at add() or
+// reported as a result, never thrown.
+TEST(ToolRegistryCall, MalformedSchemaKeywordIsRefusedOrReportedNeverThrown) {
+  ToolRegistry registry;
+  Tool tool = make_tool("odd");
+  tool.input_schema =
+      testing::flat_object_schema({{"n", {{"type", "integer"}, {"minimum", "zero"}}}});
+  if (!registry.add(tool)) SUCCEED() << "refused at declaration";
+  if (!registry.contains("odd")) return;
+  CallContext context = CallContext::detached();
+  json result;
+  EXPECT_NO_THROW(result = registry.call("odd", json{{"n", 1}}, context));
+  EXPECT_TRUE(result.is_object());
+}
+
+TEST(ToolRegistryRun, UnknownToolIsAnErrorResult) {
+  ToolRegistry registry;
+  CallContext context = CallContext::detached();
+  ToolResult result = registry.run("nope", json::object(), context);
+  EXPECT_TRUE(result.is_error);
+  EXPECT_THAT(result.text, HasSubstr("unknown tool `nope`"));
+}
+
+TEST(ToCallResult, EmptyTextFallsBackToTheStructuredJson) {
+  ToolResult result;
+  result.structured = json{{"a", 1}};
+  json out = to_call_result(result);
+  EXPECT_EQ(out["content"][0]["text"], R"({"a":1})");
+  EXPECT_EQ(out["structuredContent"], json({{"a", 1}}));
+}
+
+}  // namespace
+}  // namespace kiln::mcp
