@@ -1,0 +1,561 @@
+// gemm_stream_k: C[M,N] = A[M,K] * B[N,K]^T, fp16 in and out, fp32 accumulation.
+//
+// Stream-K work decomposition with a persistent grid. The whole GEMM is a list of
+// tiles x k_tiles "iterations" (one iteration = one 64-deep k-tile of one 128x128 output tile,
+// tiles in row-major order). A grid of G = SMs x resident-blocks-per-SM blocks splits that list
+// into G contiguous ranges whose lengths differ by at most one, so every block does the same
+// amount of MMA work and there is no partial last wave. A block walks its range tile by tile:
+//   - a tile it covers from its first to its last k-tile is written to C directly (fp16);
+//   - a tile it covers only in part is written as an fp32 partial to its workspace slot.
+// A second kernel, on the same stream, then finds every tile that was split between blocks, adds
+// the partials of its contributing blocks in block order and writes C. Two kernels instead of
+// in-kernel flags: no block ever waits for another, so there is no dependence on which blocks
+// are co-resident, and the result is deterministic.
+// The per-block main loop is gemm_swizzled_smem's (3-stage cp.async, XOR-swizzled smem, mma.sync).
+//
+// Workspace: a block has at most two partial tiles (the tile its range starts in and the one it
+// ends in), so G x 2 slots of 128x128 fp32 = G x 128 KiB. 64 MiB per device, allocated with
+// cudaMalloc by the first call and reused for the life of the process (never freed); G is capped
+// at 512 to fit. Calls that run concurrently on different streams of one device would share it:
+// serialize such calls. If it cannot be allocated, every block takes whole tiles (G = tiles).
+// Requirements: K a multiple of 8 and 16-byte aligned rows of A and B; M and N are arbitrary.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+
+#include "kiln/abi.h"
+
+namespace {
+
+constexpr int kBM = 128;
+constexpr int kBN = 128;
+constexpr int kBK = 64;  // 64 halves = 128 bytes: one shared-memory row is exactly 8 chunks
+constexpr int kStages = 3;
+constexpr int kWarpsM = 2;
+constexpr int kWarpsN = 4;
+constexpr int kThreads = kWarpsM * kWarpsN * 32;
+constexpr int kWarpM = kBM / kWarpsM;  // 64
+constexpr int kWarpN = kBN / kWarpsN;  // 32
+constexpr int kMmaM = 16;
+constexpr int kMmaN = 8;
+constexpr int kMmaK = 16;
+constexpr int kFragsM = kWarpM / kMmaM;                           // 4
+constexpr int kFragsN = kWarpN / kMmaN;                           // 4
+constexpr int kChunk = 8;                                         // halves per 16-byte chunk
+constexpr int kChunksPerRow = kBK / kChunk;                       // 8
+constexpr int kChunksPerThread = kBM * kChunksPerRow / kThreads;  // 4 per operand
+constexpr int kTileElems = kBM * kBK;                             // one operand slice, no padding
+constexpr int kStageElems = 2 * kTileElems;                       // A slice then B slice
+constexpr size_t kSmemBytes = static_cast<size_t>(kStages) * kStageElems * sizeof(__half);
+
+static_assert(kThreads == 256, "launch configuration");
+static_assert(kBM == kBN, "A and B slices use the same copy loop and layout");
+static_assert(kChunksPerRow == 8, "the XOR swizzle below permutes exactly 8 chunks per row");
+static_assert(kBM * kChunksPerRow % kThreads == 0, "every thread copies whole chunks");
+static_assert(kThreads % kChunksPerRow == 0, "a thread's chunk column is the same for all l");
+static_assert(kWarpM % kMmaM == 0 && kWarpN % (2 * kMmaN) == 0, "warp tile shape");
+static_assert(kWarpM % 8 == 0 && kWarpN % 8 == 0, "ldmatrix row groups start at multiples of 8");
+static_assert(kBK % kMmaK == 0, "k-steps of the mma");
+static_assert(kSmemBytes > 48 * 1024, "kiln_launch raises the dynamic shared memory limit");
+
+// ---- Swizzled layout --------------------------------------------------------------------------
+// A slice is 128 rows x 64 halves = 128 rows of 8 chunks of 16 bytes, stored without padding.
+// Chunk c of row r is stored at chunk position c ^ (r % 8) of that row. Why: a row is 128 bytes,
+// the width of the 32 banks, so unswizzled, chunk c of every row would sit in the same 4 banks.
+// ldmatrix reads chunk c of 8 consecutive rows at once (an 8-way conflict); cp.async writes 8
+// chunks of one row (no conflict). With the XOR, 8 consecutive rows r0..r0+7 (r0 % 8 == 0) put
+// chunk c at the 8 distinct positions c ^ 0 .. c ^ 7, and the 8 chunks of one row still fill all
+// 8 positions: both access patterns are conflict-free, with no padding bytes.
+__device__ __forceinline__ int swizzled(int row, int chunk) {
+  return row * kBK + ((chunk ^ (row % 8)) * kChunk);
+}
+
+// ---- PTX wrappers ----------------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared (.cg: not cached in L1). Only src_bytes (0 or 16) are read; the rest
+// of the destination is zero-filled.
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
+               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+
+__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
+                                          const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// ---- The main loop -----------------------------------------------------------------------------
+
+struct Operands {
+  const __half* A;
+  const __half* B;
+  int M, N, K;
+  int64_t lda, ldb;
+};
+
+using Accumulators = float[kFragsM][kFragsN][4];
+
+// Accumulates into acc the product of rows m0..m0+127 of A and rows n0..n0+127 of B over k-tiles
+// [kt_begin, kt_end) (k-tile t covers k = 64t .. 64t+63). Out-of-range rows and k contribute 0.
+// Called by all 256 threads of the block with the same arguments. On return every cp.async has
+// completed and the block has passed a barrier, so smem may be reused at once.
+__device__ __forceinline__ void mainloop(const Operands& op, int m0, int n0, int kt_begin,
+                                         int kt_end, __half* smem, Accumulators& acc) {
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  const int warp = tid / 32;
+  const int warp_m0 = (warp / kWarpsN) * kWarpM;
+  const int warp_n0 = (warp % kWarpsN) * kWarpN;
+  const int num_tiles = kt_end - kt_begin;
+
+  // Copy mapping: chunk e = tid + 256*l is row e / 8, chunk column e % 8 (= tid % 8 for every l).
+  // A warp copies 4 whole rows, 128 contiguous bytes each.
+  const int copy_chunk = tid % kChunksPerRow;
+  const int copy_row0 = tid / kChunksPerRow;
+  constexpr int kCopyRowStep = kThreads / kChunksPerRow;  // 32
+
+  auto load_tile = [&](int stage, int kt) {
+    __half* const as = smem + stage * kStageElems;
+    __half* const bs = as + kTileElems;
+    const int k = kt * kBK + copy_chunk * kChunk;
+    const bool k_ok = k < op.K;  // K % 8 == 0: a chunk is wholly in or wholly out
+#pragma unroll
+    for (int l = 0; l < kChunksPerThread; ++l) {
+      const int r = copy_row0 + l * kCopyRowStep;
+      const bool a_ok = k_ok && m0 + r < op.M;
+      const bool b_ok = k_ok && n0 + r < op.N;
+      // A zero-byte copy reads nothing, but its address must still be a valid global address.
+      const __half* a_src = a_ok ? op.A + static_cast<int64_t>(m0 + r) * op.lda + k : op.A;
+      const __half* b_src = b_ok ? op.B + static_cast<int64_t>(n0 + r) * op.ldb + k : op.B;
+      cp_async_16(smem_addr(as + swizzled(r, copy_chunk)), a_src, a_ok ? 16 : 0);
+      cp_async_16(smem_addr(bs + swizzled(r, copy_chunk)), b_src, b_ok ? 16 : 0);
+    }
+  };
+
+  // ldmatrix lane addressing. A (m16 x k16 = four 8x8 matrices in a0..a3 order): lane l points
+  // at row l % 16, chunk (l / 16) of the k16 step. B (two n8 x k16 tiles): lane l points at
+  // n = (l % 8) + (l / 16) * 8, chunk (l / 8) % 2 of the k16 step.
+  const int a_ld_row = warp_m0 + (lane % 16);
+  const int a_ld_chunk = lane / 16;
+  const int b_ld_row = warp_n0 + (lane % 8) + (lane / 16) * 8;
+  const int b_ld_chunk = (lane / 8) % 2;
+
+  // Prologue: one commit group per stage, even when empty, so group g always holds tile g.
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < num_tiles) load_tile(s, kt_begin + s);
+    cp_async_commit();
+  }
+
+  for (int t = 0; t < num_tiles; ++t) {
+    // kStages-1+t groups committed; at most kStages-2 pending => tiles 0..t have landed for this
+    // thread; the barrier publishes them block-wide and retires the stage of tile t-1.
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+
+    const int next = t + kStages - 1;
+    if (next < num_tiles) load_tile(next % kStages, kt_begin + next);
+    cp_async_commit();
+
+    const __half* const as = smem + (t % kStages) * kStageElems;
+    const __half* const bs = as + kTileElems;
+#pragma unroll
+    for (int ks = 0; ks < kBK / kMmaK; ++ks) {
+      uint32_t af[kFragsM][4];
+      uint32_t bf[kFragsN][2];
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i) {
+        const int row = a_ld_row + i * kMmaM;
+        ldmatrix_x4(af[i], smem_addr(as + swizzled(row, 2 * ks + a_ld_chunk)));
+      }
+#pragma unroll
+      for (int jj = 0; jj < kFragsN / 2; ++jj) {
+        const int row = b_ld_row + jj * 2 * kMmaN;
+        uint32_t r[4];
+        ldmatrix_x4(r, smem_addr(bs + swizzled(row, 2 * ks + b_ld_chunk)));
+        bf[2 * jj][0] = r[0];
+        bf[2 * jj][1] = r[1];
+        bf[2 * jj + 1][0] = r[2];
+        bf[2 * jj + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i) {
+#pragma unroll
+        for (int j = 0; j < kFragsN; ++j) mma_16816(acc[i][j], af[i], bf[j]);
+      }
+    }
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // all warps are done reading smem before a caller refills it
+}
+
+// Position of accumulator element acc[i][j][v] inside the 128x128 block tile: lane l holds
+// (row l/4, cols 2*(l%4), +1) of each m16n8 tile in v = 0, 1 and row l/4 + 8 in v = 2, 3.
+struct FragCoord {
+  int row0;  // tile row of acc[0][0][0]
+  int col0;  // tile column of acc[0][0][0]; always even
+};
+
+__device__ __forceinline__ FragCoord frag_coord() {
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  return {(warp / kWarpsN) * kWarpM + lane / 4, (warp % kWarpsN) * kWarpN + 2 * (lane % 4)};
+}
+
+__device__ __forceinline__ void zero(Accumulators& acc) {
+#pragma unroll
+  for (int i = 0; i < kFragsM; ++i) {
+#pragma unroll
+    for (int j = 0; j < kFragsN; ++j) {
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.f;
+    }
+  }
+}
+
+// Rounds the accumulators to fp16 and writes the in-range part of the tile at (m0, n0) of C.
+__device__ __forceinline__ void store_tile_f16(const Accumulators& acc, __half* C, int M, int N,
+                                               int64_t ldc, bool c_pairs_aligned, int m0, int n0) {
+  const FragCoord fc = frag_coord();
+#pragma unroll
+  for (int i = 0; i < kFragsM; ++i) {
+#pragma unroll
+    for (int half_row = 0; half_row < 2; ++half_row) {
+      const int m = m0 + fc.row0 + i * kMmaM + half_row * 8;
+      if (m >= M) continue;
+      __half* const c_row = C + static_cast<int64_t>(m) * ldc;
+#pragma unroll
+      for (int j = 0; j < kFragsN; ++j) {
+        const int n = n0 + fc.col0 + j * kMmaN;
+        const float v0 = acc[i][j][2 * half_row];
+        const float v1 = acc[i][j][2 * half_row + 1];
+        if (c_pairs_aligned && n + 1 < N) {
+          *reinterpret_cast<__half2*>(c_row + n) = __floats2half2_rn(v0, v1);
+        } else {
+          if (n < N) c_row[n] = __float2half_rn(v0);
+          if (n + 1 < N) c_row[n + 1] = __float2half_rn(v1);
+        }
+      }
+    }
+  }
+}
+
+// ---- Stream-K schedule --------------------------------------------------------------------------
+
+constexpr int kTileElems2D = kBM * kBN;  // fp32 elements of one workspace slot
+constexpr int kSlotsPerBlock = 2;
+constexpr size_t kWorkspaceBytes = size_t{64} << 20;
+constexpr int kMaxBlocks =
+    static_cast<int>(kWorkspaceBytes / (kSlotsPerBlock * kTileElems2D * sizeof(float)));  // 512
+constexpr int kMaxDevices = 64;
+constexpr int kFixupThreads = 256;
+
+// The split of `total` iterations into `blocks` ranges: the first `rem` blocks get q+1
+// iterations, the others q (q >= 1 because blocks <= total).
+struct Schedule {
+  int64_t total;  // tiles * k_tiles
+  int blocks;
+  int64_t q;
+  int64_t rem;
+  int k_tiles;  // iterations per tile
+  int tiles_n;  // tiles along N (tile t is row t / tiles_n, column t % tiles_n)
+
+  __host__ __device__ int64_t begin(int64_t b) const { return b * q + (b < rem ? b : rem); }
+  __host__ __device__ int64_t end(int64_t b) const { return begin(b + 1); }
+  // The block whose range holds iteration `it`.
+  __host__ __device__ int64_t owner(int64_t it) const {
+    const int64_t big = rem * (q + 1);  // iterations held by the longer ranges
+    return it < big ? it / (q + 1) : rem + (it - big) / q;
+  }
+  // Slot of block b's partial for `tile`: 0 for the tile its range starts in, 1 otherwise (a
+  // partial tile that is not the first can only be the one the range ends in).
+  __host__ __device__ int slot(int64_t b, int64_t tile) const {
+    return tile == begin(b) / k_tiles ? 0 : 1;
+  }
+};
+
+__global__ void __launch_bounds__(kThreads, 2)
+    gemm_tn_stream_k_kernel(Operands op, Schedule sched, __half* __restrict__ C, int64_t ldc,
+                            bool c_pairs_aligned, float* __restrict__ ws) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  __half* const smem = reinterpret_cast<__half*>(smem_raw);
+  const int64_t b = blockIdx.x;
+  const int64_t it_end = sched.end(b);
+  const int kt = sched.k_tiles;
+
+  for (int64_t it = sched.begin(b); it < it_end;) {
+    const int64_t tile = it / kt;
+    const int kt_begin = static_cast<int>(it - tile * kt);
+    const int64_t left = it_end - tile * kt;  // iterations of this range from the tile start on
+    const int kt_end = left < kt ? static_cast<int>(left) : kt;
+    const int m0 = static_cast<int>(tile / sched.tiles_n) * kBM;
+    const int n0 = static_cast<int>(tile % sched.tiles_n) * kBN;
+
+    Accumulators acc;
+    zero(acc);
+    mainloop(op, m0, n0, kt_begin, kt_end, smem, acc);  // ends with a barrier: smem reusable
+
+    if (kt_begin == 0 && kt_end == kt) {
+      store_tile_f16(acc, C, op.M, op.N, ldc, c_pairs_aligned, m0, n0);
+    } else {
+      // The whole 128x128 fp32 tile, row-major, rows and columns past M and N included (they
+      // hold zeros and are never written to C).
+      float* const dst = ws + (b * kSlotsPerBlock + sched.slot(b, tile)) * kTileElems2D;
+      const FragCoord fc = frag_coord();
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i) {
+#pragma unroll
+        for (int half_row = 0; half_row < 2; ++half_row) {
+          float* const row = dst + (fc.row0 + i * kMmaM + half_row * 8) * kBN;
+#pragma unroll
+          for (int j = 0; j < kFragsN; ++j) {
+            *reinterpret_cast<float2*>(row + fc.col0 + j * kMmaN) =
+                make_float2(acc[i][j][2 * half_row], acc[i][j][2 * half_row + 1]);
+          }
+        }
+      }
+    }
+    it = tile * kt + kt_end;
+  }
+}
+
+// One block per output tile. Tiles whose iterations all belong to one block were written by
+// gemm_tn_stream_k_kernel and are skipped; the others are the sum of their contributors'
+// partials, added in block order. Each thread owns 16 float4 of the 128x128 tile; the loop runs
+// over contributors on the outside so each contributor's slot is located once (a 64-bit
+// division), not once per element.
+__global__ void __launch_bounds__(kFixupThreads)
+    stream_k_fixup_kernel(Schedule sched, const float* __restrict__ ws, __half* __restrict__ C,
+                          int M, int N, int64_t ldc, bool c_quads_aligned) {
+  constexpr int kQuadsPerRow = kBN / 4;
+  constexpr int kQuadsPerThread = kTileElems2D / 4 / kFixupThreads;  // 16
+  static_assert(kTileElems2D % (4 * kFixupThreads) == 0, "whole float4s per thread");
+
+  const int64_t tile = blockIdx.x;
+  const int64_t first = sched.owner(tile * sched.k_tiles);
+  const int64_t last = sched.owner(tile * sched.k_tiles + sched.k_tiles - 1);
+  if (first == last) return;  // block-uniform: no barrier follows anyway
+
+  float4 sum[kQuadsPerThread];
+#pragma unroll
+  for (int u = 0; u < kQuadsPerThread; ++u) sum[u] = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int64_t b = first; b <= last; ++b) {
+    // Quad qd = threadIdx.x + 256*u is elements 4*qd .. 4*qd+3 of the row-major slot.
+    const float4* slot = reinterpret_cast<const float4*>(
+        ws + (b * kSlotsPerBlock + sched.slot(b, tile)) * kTileElems2D);
+#pragma unroll
+    for (int u = 0; u < kQuadsPerThread; ++u) {
+      const float4 v = slot[threadIdx.x + u * kFixupThreads];
+      sum[u].x += v.x;
+      sum[u].y += v.y;
+      sum[u].z += v.z;
+      sum[u].w += v.w;
+    }
+  }
+
+  const int m0 = static_cast<int>(tile / sched.tiles_n) * kBM;
+  const int n0 = static_cast<int>(tile % sched.tiles_n) * kBN;
+#pragma unroll
+  for (int u = 0; u < kQuadsPerThread; ++u) {
+    const int qd = threadIdx.x + u * kFixupThreads;
+    const int m = m0 + qd / kQuadsPerRow;
+    const int n = n0 + (qd % kQuadsPerRow) * 4;
+    if (m >= M || n >= N) continue;
+    __half* const out = C + static_cast<int64_t>(m) * ldc + n;
+    if (c_quads_aligned && n + 4 <= N) {
+      uint2 packed;
+      *reinterpret_cast<__half2*>(&packed.x) = __floats2half2_rn(sum[u].x, sum[u].y);
+      *reinterpret_cast<__half2*>(&packed.y) = __floats2half2_rn(sum[u].z, sum[u].w);
+      *reinterpret_cast<uint2*>(out) = packed;
+    } else {
+      const float v[4] = {sum[u].x, sum[u].y, sum[u].z, sum[u].w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        if (n + e < N) out[e] = __float2half_rn(v[e]);
+      }
+    }
+  }
+}
+
+// ---- Argument checking --------------------------------------------------------------------
+
+struct GemmProblem {
+  const void* a;
+  const void* b;
+  void* c;
+  int m, n, k;
+  int64_t lda, ldb, ldc;  // row strides in elements
+};
+
+// The row stride of a rank-2 tensor that is row-major with unit column stride, or -1.
+// The stride of a dimension of extent <= 1 is never used, so any value is accepted there.
+int64_t row_major_ld(const kiln_tensor& t) {
+  const int64_t rows = t.shape[0];
+  const int64_t cols = t.shape[1];
+  if (cols > 1 && t.strides[1] != 1) return -1;
+  if (rows <= 1) return cols;
+  return t.strides[0] >= cols ? t.strides[0] : -1;
+}
+
+int parse_problem(const kiln_tensor* t, int n_tensors, int n_scalars, GemmProblem* p) {
+  if (t == nullptr || n_tensors != 3 || n_scalars != 0) return KILN_ERR_BAD_ARGUMENT;
+  for (int i = 0; i < 3; ++i) {
+    if (t[i].rank != 2 || t[i].shape[0] < 0 || t[i].shape[1] < 0) return KILN_ERR_BAD_ARGUMENT;
+    if (t[i].dtype != KILN_F16) return KILN_ERR_BAD_ARGUMENT;
+  }
+  const int64_t M = t[0].shape[0];
+  const int64_t K = t[0].shape[1];
+  const int64_t N = t[1].shape[0];
+  if (t[1].shape[1] != K || t[2].shape[0] != M || t[2].shape[1] != N) {
+    return KILN_ERR_BAD_ARGUMENT;
+  }
+  if ((M * K > 0 && t[0].data == nullptr) || (N * K > 0 && t[1].data == nullptr) ||
+      (M * N > 0 && t[2].data == nullptr)) {
+    return KILN_ERR_BAD_ARGUMENT;
+  }
+  if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX) return KILN_ERR_UNSUPPORTED;
+  p->lda = row_major_ld(t[0]);
+  p->ldb = row_major_ld(t[1]);
+  p->ldc = row_major_ld(t[2]);
+  if (p->lda < 0 || p->ldb < 0 || p->ldc < 0) return KILN_ERR_UNSUPPORTED;
+  p->a = t[0].data;
+  p->b = t[1].data;
+  p->c = t[2].data;
+  p->m = static_cast<int>(M);
+  p->n = static_cast<int>(N);
+  p->k = static_cast<int>(K);
+  return KILN_OK;
+}
+
+bool aligned_to(const void* p, uintptr_t bytes) {
+  return (reinterpret_cast<uintptr_t>(p) % bytes) == 0;
+}
+
+// This device's workspace, allocated on first use and kept for the life of the process, or
+// nullptr if it cannot be had.
+float* device_workspace() {
+  static std::mutex mutex;
+  static float* buffers[kMaxDevices] = {};
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (buffers[device] == nullptr) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, kWorkspaceBytes) != cudaSuccess) {
+      (void)cudaGetLastError();  // an allocation failure is not sticky; clear it
+      return nullptr;
+    }
+    buffers[device] = static_cast<float*>(p);
+  }
+  return buffers[device];
+}
+
+// Blocks of one full wave: SMs x resident blocks per SM (0 if unknown).
+int wave_slots() {
+  int device = 0;
+  int sms = 0;
+  int per_sm = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemm_tn_stream_k_kernel, kThreads,
+                                                    kSmemBytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return sms * per_sm;
+}
+
+}  // namespace
+
+extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
+                           int n_scalars, cudaStream_t stream) {
+  (void)scalars;
+  GemmProblem p;
+  const int status = parse_problem(tensors, n_tensors, n_scalars, &p);
+  if (status != KILN_OK) return status;
+  if (p.m == 0 || p.n == 0) return KILN_OK;
+  // cp.async of 16 bytes: K, lda, ldb multiples of 8 halves and 16-byte aligned bases.
+  if (p.k % kChunk != 0 || p.lda % kChunk != 0 || p.ldb % kChunk != 0 || !aligned_to(p.a, 16) ||
+      !aligned_to(p.b, 16)) {
+    return KILN_ERR_UNSUPPORTED;
+  }
+  __half* const c = static_cast<__half*>(p.c);
+  if (p.k == 0) {  // no iterations to schedule: C is all zeros (+0.0 is the all-zero bit pattern)
+    const cudaError_t err = cudaMemset2DAsync(c, static_cast<size_t>(p.ldc) * sizeof(__half), 0,
+                                              static_cast<size_t>(p.n) * sizeof(__half),
+                                              static_cast<size_t>(p.m), stream);
+    return err == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+  }
+  // 96 KiB of dynamic shared memory: over the default 48 KiB limit.
+  if (cudaFuncSetAttribute(gemm_tn_stream_k_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kSmemBytes)) != cudaSuccess) {
+    return KILN_ERR_LAUNCH;
+  }
+
+  const int64_t tiles_m = (static_cast<int64_t>(p.m) + kBM - 1) / kBM;
+  const int64_t tiles_n = (static_cast<int64_t>(p.n) + kBN - 1) / kBN;
+  const int64_t tiles = tiles_m * tiles_n;
+  if (tiles > INT32_MAX) return KILN_ERR_UNSUPPORTED;  // grid.x of the fixup kernel
+
+  Schedule sched;
+  sched.k_tiles = (p.k + kBK - 1) / kBK;
+  sched.tiles_n = static_cast<int>(tiles_n);
+  sched.total = tiles * sched.k_tiles;
+  int64_t blocks = std::min<int64_t>(wave_slots(), kMaxBlocks);
+  float* ws = nullptr;
+  if (blocks > 0) ws = device_workspace();
+  if (ws == nullptr || blocks <= 0) blocks = tiles;  // data-parallel: whole tiles, no workspace
+  blocks = std::min(blocks, sched.total);            // every block gets at least one iteration
+  sched.blocks = static_cast<int>(blocks);
+  sched.q = sched.total / blocks;
+  sched.rem = sched.total % blocks;
+
+  const Operands op{static_cast<const __half*>(p.a),
+                    static_cast<const __half*>(p.b),
+                    p.m,
+                    p.n,
+                    p.k,
+                    p.lda,
+                    p.ldb};
+  const bool c_pairs_aligned = p.ldc % 2 == 0 && aligned_to(p.c, 4);
+  gemm_tn_stream_k_kernel<<<static_cast<unsigned>(blocks), kThreads, kSmemBytes, stream>>>(
+      op, sched, c, p.ldc, c_pairs_aligned, ws);
+  if (cudaGetLastError() != cudaSuccess) return KILN_ERR_LAUNCH;
+  if (ws == nullptr) return KILN_OK;  // with G = tiles every tile is whole (q = k_tiles, rem = 0)
+
+  const bool c_quads_aligned = p.ldc % 4 == 0 && aligned_to(p.c, 8);
+  stream_k_fixup_kernel<<<static_cast<unsigned>(tiles), kFixupThreads, 0, stream>>>(
+      sched, ws, c, p.m, p.n, p.ldc, c_quads_aligned);
+  return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+}
