@@ -13,5 +13,6 @@ using Runner = std::function<int()>;
 Runner add_mcp_command(CLI::App& app, const GlobalOptions& global);
 Runner add_call_command(CLI::App& app, const GlobalOptions& global);
 Runner add_tasks_command(CLI::App& app, const GlobalOptions& global);
+Runner add_kb_command(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kiln::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   Runner mcp = add_mcp_command(app, global);
   Runner call = add_call_command(app, global);
   Runner tasks = add_tasks_command(app, global);
+  Runner kb = add_kb_command(app, global);
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(global.log_level);
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("mcp")) return mcp();
     if (app.got_subcommand("call")) return call();
     if (app.got_subcommand("tasks")) return tasks();
+    if (app.got_subcommand("kb")) return kb();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;

@@ -3,12 +3,18 @@
 
 #include <memory>
 
+#include "kiln/kb/kb_service.h"
 #include "kiln/mcp/tool.h"
 #include "kiln/tools/task_source.h"
 
 namespace kiln::tools {
 
 mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source);
+
+// The knowledge base (kb/): the zoo and the PTX references, over one lazily built index.
+mcp::Tool make_search_zoo_tool(std::shared_ptr<kb::KbService> kb);
+mcp::Tool make_read_zoo_entry_tool(std::shared_ptr<kb::KbService> kb);
+mcp::Tool make_read_ptx_spec_tool(std::shared_ptr<kb::KbService> kb);
 
 // Diagnostic tool for client tests (progress and cancellation); registered only
 // with `kiln mcp --test-tools`.

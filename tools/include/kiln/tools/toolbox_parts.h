@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "kiln/kb/kb_service.h"
 #include "kiln/mcp/prompt_registry.h"
 #include "kiln/mcp/resource_registry.h"
 #include "kiln/tools/task_source.h"
@@ -12,5 +13,7 @@ namespace kiln::tools {
 
 mcp::Resource make_task_resource(std::shared_ptr<TaskSource> source);
 mcp::Prompt make_optimize_prompt(std::shared_ptr<TaskSource> source, std::filesystem::path run_dir);
+mcp::ResourceTemplate make_zoo_resource_template(std::shared_ptr<kb::KbService> kb);  // kiln://zoo/{id}/{file}
+mcp::ResourceTemplate make_ptx_resource_template(std::shared_ptr<kb::KbService> kb);  // kiln://ptx/{section}
 
 }  // namespace kiln::tools
