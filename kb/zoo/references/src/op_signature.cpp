@@ -1,0 +1,75 @@
+#include "kiln/zoo/op_signature.h"
+
+namespace kiln::zoo {
+namespace {
+
+OpTensor tensor(std::string name, std::vector<kiln_dtype> dtypes, std::vector<std::string> shape,
+                std::string same_dtype_as = "") {
+  return OpTensor{std::move(name), std::move(dtypes), std::move(shape), std::move(same_dtype_as)};
+}
+
+std::vector<OpSignature> build_table() {
+  const std::vector<kiln_dtype> half_types = {KILN_F16, KILN_BF16};
+  return {
+      {"gemm_tn",
+       {tensor("A", half_types, {"M", "K"}), tensor("B", half_types, {"N", "K"}, "A")},
+       {tensor("C", half_types, {"M", "N"}, "A")},
+       {}},
+      {"gemm_tn_fp8",
+       {tensor("A", {KILN_E4M3}, {"M", "K"}), tensor("B", {KILN_E4M3}, {"N", "K"}),
+        tensor("scale_a", {KILN_F32}, {"1"}), tensor("scale_b", {KILN_F32}, {"1"})},
+       {tensor("C", {KILN_BF16}, {"M", "N"})},
+       {}},
+      {"grouped_gemm_tn",
+       {tensor("A", half_types, {"M", "K"}), tensor("B", half_types, {"G", "N", "K"}, "A"),
+        tensor("offsets", {KILN_I32}, {"G+1"})},
+       {tensor("C", half_types, {"M", "N"}, "A")},
+       {}},
+      {"reduce_sum", {tensor("x", {KILN_F32}, {"N"})}, {tensor("y", {KILN_F32}, {"1"})}, {}},
+      {"softmax", {tensor("x", {KILN_F32}, {"R", "C"})}, {tensor("y", {KILN_F32}, {"R", "C"})}, {}},
+      {"rmsnorm",
+       {tensor("x", {KILN_BF16}, {"T", "H"}), tensor("w", {KILN_BF16}, {"H"})},
+       {tensor("y", {KILN_BF16}, {"T", "H"})},
+       {{"eps", KILN_F64}}},
+      {"layernorm",
+       {tensor("x", {KILN_BF16}, {"T", "H"}), tensor("gamma", {KILN_BF16}, {"H"}),
+        tensor("beta", {KILN_BF16}, {"H"})},
+       {tensor("y", {KILN_BF16}, {"T", "H"})},
+       {{"eps", KILN_F64}}},
+      {"transpose",
+       {tensor("x", {KILN_F32}, {"R", "C"})},
+       {tensor("y", {KILN_F32}, {"C", "R"})},
+       {}},
+      {"scan", {tensor("x", {KILN_I32}, {"N"})}, {tensor("y", {KILN_I32}, {"N"})}, {}},
+      {"topk",
+       {tensor("x", {KILN_F32}, {"R", "C"})},
+       {tensor("values", {KILN_F32}, {"R", "K"}), tensor("indices", {KILN_I32}, {"R", "K"})},
+       {}},
+      {"silu_mul",
+       {tensor("gate", {KILN_BF16}, {"N"}), tensor("up", {KILN_BF16}, {"N"})},
+       {tensor("y", {KILN_BF16}, {"N"})},
+       {}},
+      {"attention_fwd",
+       {tensor("Q", half_types, {"B", "H", "S", "D"}),
+        tensor("K", half_types, {"B", "H", "S", "D"}, "Q"),
+        tensor("V", half_types, {"B", "H", "S", "D"}, "Q")},
+       {tensor("O", half_types, {"B", "H", "S", "D"}, "Q")},
+       {{"causal", KILN_I64}, {"scale", KILN_F64}}},
+  };
+}
+
+}  // namespace
+
+const std::vector<OpSignature>& op_signatures() {
+  static const std::vector<OpSignature> table = build_table();
+  return table;
+}
+
+const OpSignature* find_op_signature(std::string_view op) {
+  for (const auto& signature : op_signatures()) {
+    if (signature.op == op) return &signature;
+  }
+  return nullptr;
+}
+
+}  // namespace kiln::zoo

@@ -1,0 +1,98 @@
+// kiln_zoo_record RESULTS.jsonl [--zoo-dir DIR] [--dry-run]
+//
+// Records GPU measurements in the zoo: each line of RESULTS.jsonl (written by the GPU test
+// through KILN_ZOO_RESULTS) goes into kb/zoo/<id>/meta.json's "measured" array, replacing
+// an older entry for the same gpu and shape. Every line is checked before any file is
+// written; only the "measured" arrays change.
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "measured_merge.h"
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: kiln_zoo_record RESULTS.jsonl [--zoo-dir DIR] [--dry-run]\n"
+               "  RESULTS.jsonl  lines written by kiln_zoo_gpu_test with KILN_ZOO_RESULTS set\n"
+               "  --zoo-dir DIR  the zoo to update (default: " KILN_ZOO_SOURCE_DIR
+               ")\n"
+               "  --dry-run      say what would change, write nothing\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string results;
+  std::filesystem::path zoo_dir = KILN_ZOO_SOURCE_DIR;
+  bool dry_run = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--zoo-dir" && i + 1 < argc) {
+      zoo_dir = argv[++i];
+    } else if (arg == "--dry-run") {
+      dry_run = true;
+    } else if (!arg.empty() && arg[0] != '-' && results.empty()) {
+      results = arg;
+    } else {
+      return usage();
+    }
+  }
+  if (results.empty()) return usage();
+
+  std::ifstream in(results);
+  if (!in) {
+    std::cerr << "kiln_zoo_record: cannot read " << results << "\n";
+    return 1;
+  }
+  std::map<std::string, std::vector<nlohmann::ordered_json>> by_id;
+  std::string line;
+  int line_number = 0;
+  int bad = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const auto json = nlohmann::ordered_json::parse(line, nullptr, false);
+    auto measurement = kiln::zoo::measurement_from_line(json);
+    if (json.is_discarded() || !measurement) {
+      std::cerr << results << ":" << line_number << ": "
+                << (json.is_discarded() ? std::string("not valid JSON")
+                                        : measurement.error().message)
+                << "\n";
+      ++bad;
+      continue;
+    }
+    const std::string id = json["id"].get<std::string>();
+    if (!std::filesystem::exists(zoo_dir / id / "meta.json")) {
+      std::cerr << results << ":" << line_number << ": no " << (zoo_dir / id / "meta.json").string()
+                << "\n";
+      ++bad;
+      continue;
+    }
+    by_id[id].push_back(*measurement);
+  }
+  if (bad > 0) {
+    std::cerr << "kiln_zoo_record: " << bad << " bad line(s); nothing written\n";
+    return 1;
+  }
+  for (const auto& [id, measurements] : by_id) {
+    const auto path = zoo_dir / id / "meta.json";
+    std::ifstream meta_in(path, std::ios::binary);
+    std::ostringstream text;
+    text << meta_in.rdbuf();
+    kiln::zoo::MergeCount count;
+    auto merged = kiln::zoo::merge_measured(text.str(), measurements, count);
+    if (!merged) {
+      std::cerr << path.string() << ": " << merged.error().message << "\n";
+      return 1;
+    }
+    std::cout << id << ": " << count.added << " added, " << count.replaced << " replaced"
+              << (dry_run ? " (dry run)" : "") << "\n";
+    if (!dry_run) std::ofstream(path, std::ios::binary | std::ios::trunc) << *merged;
+  }
+  return 0;
+}

@@ -1,0 +1,34 @@
+// Runs the CPU reference of an entry's op on a ZooCase: on every output element when the
+// shape is cheap enough, else (GEMM-like ops and attention) on a random sample of rows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host_tensor.h"
+#include "zoo_case.h"
+
+namespace kiln::zoo {
+
+// Multiply-adds the reference may spend on one shape before it samples rows.
+inline constexpr int64_t kFullCheckBudget = int64_t{1} << 33;
+
+struct ReferenceRun {
+  int status = KILN_OK;              // the reference's return code
+  std::string error;                 // what went wrong, when status != KILN_OK
+  std::vector<HostTensor> expected;  // the outputs; outside `rows` unset
+  // When set, only these rows were computed: row r covers elements
+  // [r*row_length, (r+1)*row_length) of every output.
+  std::optional<std::vector<int64_t>> rows;
+  int64_t row_length = 0;
+  std::string coverage;  // "all elements" or "64 of 8192 rows (sampled)"
+};
+
+// `budget`: multiply-adds allowed before sampling; then at least `sample_rows` rows (up
+// to 8x that while a quarter of the budget allows) are checked.
+ReferenceRun run_reference(const std::string& op, ZooCase& test_case, uint64_t seed,
+                           int64_t budget = kFullCheckBudget, int64_t sample_rows = 64);
+
+}  // namespace kiln::zoo

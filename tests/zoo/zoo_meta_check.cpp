@@ -1,0 +1,42 @@
+// kiln_zoo_meta_check ZOO_DIR: checks every entry of the kernel zoo (kb/zoo/ID/) — its
+// meta.json against kb/zoo/README.md and the op table, techniques against
+// techniques.json, NOTES.md and kernel.cu present — and prints every problem. Exit status
+// 0 when all entries are valid, 1 otherwise. The ctest `zoo_meta_valid` runs it.
+#include <iostream>
+#include <set>
+#include <string>
+
+#include "zoo_meta.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: kiln_zoo_meta_check ZOO_DIR   (e.g. kb/zoo)\n";
+    return 2;
+  }
+  const std::filesystem::path zoo_dir = argv[1];
+  std::vector<std::string> setup_problems;
+  const std::set<std::string> techniques = kiln::zoo::load_techniques(zoo_dir, setup_problems);
+  for (const auto& problem : setup_problems) std::cout << "FAIL " << problem << "\n";
+  if (!setup_problems.empty()) return 1;
+
+  const auto entries = kiln::zoo::find_zoo_entries(zoo_dir);
+  std::set<std::string> ids;
+  for (const auto& entry : entries) ids.insert(entry.filename().string());
+  int failed = 0;
+  for (const auto& entry : entries) {
+    const std::string id = entry.filename().string();
+    const kiln::zoo::MetaCheck check = kiln::zoo::check_zoo_entry(entry, techniques, ids);
+    for (const auto& warning : check.warnings) std::cout << "warn " << id << "/" << warning << "\n";
+    if (check.problems.empty()) {
+      std::cout << "ok   " << id << "\n";
+      continue;
+    }
+    ++failed;
+    for (const auto& problem : check.problems) std::cout << "FAIL " << id << "/" << problem << "\n";
+  }
+  std::cout << entries.size() - static_cast<size_t>(failed) << " of " << entries.size()
+            << " zoo entries valid";
+  if (failed > 0) std::cout << "; fix the FAIL lines above (format: kb/zoo/README.md)";
+  std::cout << "\n";
+  return failed == 0 ? 0 : 1;
+}
