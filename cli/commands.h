@@ -14,5 +14,6 @@ Runner add_mcp_command(CLI::App& app, const GlobalOptions& global);
 Runner add_call_command(CLI::App& app, const GlobalOptions& global);
 Runner add_tasks_command(CLI::App& app, const GlobalOptions& global);
 Runner add_kb_command(CLI::App& app, const GlobalOptions& global);
+Runner add_runner_command(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kiln::cli

@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   GlobalOptions global;
   app.add_option("--tasks-dir", global.tasks_dir, "folder of task bundles (default: KILN_TASKS_DIR, then the bundled tasks)");
-  app.add_option("--task", global.task, "the task used when a call names none (default: the only task)");
+  app.add_option("--task", global.task, "the task used when a call names none (default: fp16_gemm)");
   app.add_option("--log-level", global.log_level, "stderr log level")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 
@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   Runner call = add_call_command(app, global);
   Runner tasks = add_tasks_command(app, global);
   Runner kb = add_kb_command(app, global);
+  Runner runner = add_runner_command(app, global);
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(global.log_level);
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("call")) return call();
     if (app.got_subcommand("tasks")) return tasks();
     if (app.got_subcommand("kb")) return kb();
+    if (app.got_subcommand("runner")) return runner();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;

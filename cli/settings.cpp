@@ -10,6 +10,10 @@ namespace kiln::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+constexpr const char* kDefaultTask = "fp16_gemm";
+}
+
 std::string version() { return KILN_VERSION_STRING; }
 
 void setup_logging(const std::string& level) {
@@ -39,7 +43,9 @@ Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options, c
   tools::ToolboxConfig config;
   config.tasks_dir = resolve_tasks_dir(options);
   config.run_dir = run_dir;
-  config.default_task = options.task;
+  // With no --task, the flagship task is the default, so `kiln call get_task`
+  // and the demo work on embedded defaults; a run directory names its own.
+  config.default_task = options.task.empty() ? std::string(kDefaultTask) : options.task;
   config.test_tools = test_tools;
   if (auto status = tools::register_toolbox(*server, config); !status) return status.error();
   return server;

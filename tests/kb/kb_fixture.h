@@ -3,6 +3,8 @@
 // so index tests do not depend on what the real kb/ holds today.
 #pragma once
 
+#include "support/temp_dir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,40 +18,11 @@
 
 namespace kiln::kb::testing {
 
+using kiln::testing::TempDir;
+using kiln::testing::read_text;
+using kiln::testing::write_text;
+
 inline std::filesystem::path real_kb_dir() { return KILN_KB_DIR; }
-
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("kiln_kb_test_" + std::to_string(random()) + std::to_string(random()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-inline void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 // Two wrapper blocks in the CCCL generated-header style, one with the requirement
 // on the syntax line and one where it wraps onto the next line.

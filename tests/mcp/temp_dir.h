@@ -1,6 +1,7 @@
-// A fresh directory under the system temp dir, removed with its contents at
-// the end of the test.
+// The shared TempDir (tests/support) and line reading for the mcp tests.
 #pragma once
+
+#include "support/temp_dir.h"
 
 #include <stdlib.h>
 
@@ -13,27 +14,7 @@
 
 namespace kiln::mcp::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "kiln_mcp_test_XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
+using kiln::testing::TempDir;
 
 inline std::vector<std::string> read_lines(const std::filesystem::path& path) {
   std::ifstream in(path);

@@ -1,6 +1,8 @@
 // A private copy of a bundled task in a temporary folder, for tests that break it.
 #pragma once
 
+#include "support/temp_dir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,40 +14,11 @@
 
 namespace kiln::tasks::testing {
 
+using kiln::testing::TempDir;
+using kiln::testing::read_text;
+using kiln::testing::write_text;
+
 inline std::filesystem::path bundled_tasks_dir() { return KILN_TASKS_DIR; }
-
-// A fresh, empty folder under the system temp dir; removed by the destructor.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("kiln_tasks_test_" + std::to_string(random()) + std::to_string(random()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-inline void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 // Copies tasks/SOURCE/ to TEMP/FOLDER/ (the folder name must match task.json's
 // name, so a rename also rewrites "name").

@@ -14,6 +14,7 @@ class GetTaskTest : public ::testing::Test {
   void SetUp() override {
     ToolboxConfig config;
     config.tasks_dir = KILN_TASKS_DIR;
+    config.default_task = "fp16_gemm";
     ASSERT_TRUE(register_toolbox(server_, config).ok());
   }
   mcp::ToolResult call(const json& arguments) {
@@ -23,7 +24,7 @@ class GetTaskTest : public ::testing::Test {
   mcp::Server server_{mcp::ServerInfo{}};
 };
 
-TEST_F(GetTaskTest, ReturnsTheOnlyTaskByDefault) {
+TEST_F(GetTaskTest, ReturnsTheDefaultTaskWhenNoNameIsGiven) {
   auto result = call(json::object());
   ASSERT_FALSE(result.is_error) << result.text;
   EXPECT_EQ(result.structured["name"], "fp16_gemm");
@@ -80,6 +81,24 @@ TEST_F(GetTaskTest, OptimizePromptIncludesTheTaskReadme) {
   std::string text = (*prompt)["messages"][0]["content"]["text"];
   EXPECT_NE(text.find("get_task"), std::string::npos);
   EXPECT_GT(text.size(), 500u);
+}
+
+TEST_F(GetTaskTest, SelectsAnotherTaskByName) {
+  auto result = call(json{{"name", "rmsnorm"}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(result.structured["name"], "rmsnorm");
+}
+
+TEST_F(GetTaskTest, WithoutADefaultSeveralTasksAskForAName) {
+  mcp::Server server{mcp::ServerInfo{}};
+  ToolboxConfig config;
+  config.tasks_dir = KILN_TASKS_DIR;
+  ASSERT_TRUE(register_toolbox(server, config).ok());
+  auto context = mcp::CallContext::detached();
+  auto result = server.tools().run("get_task", json::object(), context);
+  ASSERT_TRUE(result.is_error);
+  EXPECT_NE(result.text.find("fp16_gemm"), std::string::npos) << result.text;
+  EXPECT_NE(result.text.find("rmsnorm"), std::string::npos) << result.text;
 }
 
 TEST_F(GetTaskTest, MissingTasksDirSaysHowToFixIt) {

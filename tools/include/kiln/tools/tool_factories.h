@@ -5,6 +5,7 @@
 
 #include "kiln/kb/kb_service.h"
 #include "kiln/mcp/tool.h"
+#include "kiln/tools/gpu_jobs.h"
 #include "kiln/tools/task_source.h"
 
 namespace kiln::tools {
@@ -15,6 +16,10 @@ mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source);
 mcp::Tool make_search_zoo_tool(std::shared_ptr<kb::KbService> kb);
 mcp::Tool make_read_zoo_entry_tool(std::shared_ptr<kb::KbService> kb);
 mcp::Tool make_read_ptx_spec_tool(std::shared_ptr<kb::KbService> kb);
+
+// GPU tools (runner/): a job on a runner, its RESULT stored in the result store.
+mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs);
+mcp::Tool make_profile_tool(std::shared_ptr<GpuJobs> jobs);
 
 // Diagnostic tool for client tests (progress and cancellation); registered only
 // with `kiln mcp --test-tools`.

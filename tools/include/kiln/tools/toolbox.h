@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "kiln/base/result.h"
 #include "kiln/mcp/server.h"
@@ -16,6 +17,11 @@ struct ToolboxConfig {
   bool test_tools = false;          // also register diagnostic tools for client tests
   std::filesystem::path kb_dir;        // kb/ (zoo, PTX notes, hw); empty: kb::default_kb_dir()
   std::filesystem::path kb_cache_dir;  // where the kb index lives; empty: kb::default_cache_dir()
+  // GPU tools: KILN_RUNNER (comma-separated URLs) overrides runner_urls; KILN_RUNNER_TOKEN is the token.
+  std::vector<std::string> runner_urls;  // the runner_urls setting
+  bool probe_local_gpu = true;           // with no runner URL, use this machine's GPU (/dev/nvidia0 + kiln-worker)
+  std::filesystem::path worker;          // kiln-worker for the local GPU; empty: next to the executable
+  std::filesystem::path results_db;      // the result store; empty: frontier::default_store_path(run_dir)
 };
 
 Status register_toolbox(mcp::Server& server, const ToolboxConfig& config);

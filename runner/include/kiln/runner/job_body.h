@@ -1,0 +1,27 @@
+// The client's side of POST /v1/jobs: a job body built from a loaded task bundle and a
+// candidate source, with the hashes the runner will check.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/base/result.h"
+#include "kiln/runner/job_kind.h"
+#include "kiln/tasks/task.h"
+
+namespace kiln::runner {
+
+struct JobSpec {
+  JobKind kind = JobKind::kBenchmark;
+  std::string candidate_source;
+  std::vector<std::string> workloads;  // empty: all
+  std::string profile_workload;        // kind=profile
+  std::optional<double> job_seconds;   // ask for less than the runner's maximum
+};
+
+// Reads the bundle's five files from task.dir. Errors name the file.
+Result<nlohmann::json> make_job_body(const tasks::Task& task, const JobSpec& spec);
+
+}  // namespace kiln::runner

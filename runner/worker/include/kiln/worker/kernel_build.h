@@ -1,0 +1,81 @@
+// The build step: candidate and baseline kernel.cu -> shared object with nvcc, the CPU
+// reference -> shared object with g++, each cached in its own folder by content hash.
+// A candidate build also runs the banned_symbols gate on the linked object.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kiln/base/result.h"
+#include "kiln/worker/banned_symbols.h"
+#include "kiln/worker/ptxas_report.h"
+
+namespace kiln::worker {
+
+struct Toolchain {
+  std::filesystem::path cuda_root = "/usr/local/cuda";
+  std::filesystem::path nvcc;  // default cuda_root/bin/nvcc
+  std::string cxx = "g++";
+  std::filesystem::path abi_include;  // the folder holding kiln/abi.h
+  double timeout_seconds = 300;
+
+  std::filesystem::path nvcc_path() const {
+    return nvcc.empty() ? cuda_root / "bin" / "nvcc" : nvcc;
+  }
+  // KILN_CUDA_ROOT / KILN_NVCC / KILN_CXX / KILN_ABI_INCLUDE override the defaults; the
+  // ABI include is looked for beside the executable (../include) before the source tree.
+  static Toolchain from_environment(const std::filesystem::path& executable);
+};
+
+enum class BuildKind { kCandidate, kBaseline, kReference };
+
+struct BuildRequest {
+  BuildKind kind = BuildKind::kCandidate;
+  std::filesystem::path source;
+  std::filesystem::path build_dir;           // output folder (the cache entry)
+  std::string arch = "sm_90a";               // kernels only
+  std::vector<std::string> libraries;        // baseline only, e.g. {"cublas"}
+  std::vector<std::string> banned_prefixes;  // candidate only
+};
+
+struct BuildOutcome {
+  bool ok = false;
+  bool cached = false;
+  double seconds = 0;
+  std::filesystem::path library;  // the .so, when ok
+  std::string log;                // compiler diagnostics, trimmed (ptxas info lines left out)
+  PtxasReport ptxas;
+  std::vector<BannedHit> banned;  // non-empty: refused by the banned_symbols gate
+  std::string error;              // what failed and what to do, when !ok
+  std::vector<std::string> command;
+
+  nlohmann::json to_json() const;
+  static BuildOutcome from_json(const nlohmann::json& j);
+};
+
+class KernelBuild {
+ public:
+  explicit KernelBuild(Toolchain toolchain) : toolchain_(std::move(toolchain)) {}
+
+  // The compiler command for a request (output: build_dir/kernel.so or reference.so).
+  std::vector<std::string> command(const BuildRequest& request) const;
+  // A digest of the command (paths of the request left out) and the source: the cache key.
+  std::string fingerprint(const BuildRequest& request) const;
+  // Builds, or returns the cached outcome when build_dir holds one for the same fingerprint.
+  BuildOutcome build(const BuildRequest& request) const;
+
+  // -gencode flags for an arch name: sm_90a -> arch=compute_90a,code=sm_90a; a plain
+  // sm_XY also embeds compute_XY PTX so newer GPUs can run it.
+  static Result<std::vector<std::string>> gencode_flags(const std::string& arch);
+  // Compiler output without ptxas's informational lines, at most max_bytes.
+  static std::string trim_log(const std::string& output, size_t max_bytes = 8192);
+
+  const Toolchain& toolchain() const { return toolchain_; }
+
+ private:
+  Toolchain toolchain_;
+};
+
+}  // namespace kiln::worker

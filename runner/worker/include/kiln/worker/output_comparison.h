@@ -1,0 +1,56 @@
+// Comparing an output with what it should be, element by element, under the task's
+// tolerance (element_check.h). ErrorStats is what a workload reports under "errors".
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kiln/abi.h"
+
+namespace kiln::worker {
+
+struct Mismatch {
+  std::vector<int64_t> index;  // multi-index into the output
+  double expected = 0;
+  double actual = 0;
+};
+
+struct ErrorStats {
+  int64_t checked = 0;     // elements compared
+  int64_t mismatches = 0;  // elements outside tolerance
+  int64_t nan = 0;         // NaN elements in the output
+  int64_t inf = 0;         // infinite elements in the output
+  int64_t poisoned = 0;    // elements still holding the poison pattern (never written)
+  double max_abs = 0;      // over finite pairs
+  double max_rel = 0;      // over finite pairs with expected != 0
+  std::vector<Mismatch> first_mismatches;  // at most kMaxListed, lowest flat index first
+
+  static constexpr size_t kMaxListed = 8;
+
+  bool passes(double max_mismatch_fraction) const;
+  void merge(const ErrorStats& other);
+  nlohmann::json to_json() const;
+  // "3 of 16777216 elements outside atol + rtol*|ref| (max abs error 0.5 at [1, 2]: ...)".
+  std::string summary() const;
+};
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+  double max_mismatch_fraction = 0;
+};
+
+// Compares dense row-major host buffers of `elements` elements. `shape` turns flat
+// indices into multi-indices for the report; `row_ids`, when given, maps the first
+// dimension to the row numbers of the full output (for sampled rows).
+ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dtype,
+                        int64_t elements, const std::vector<int64_t>& shape,
+                        const Tolerance& tolerance, uint64_t poison_pattern,
+                        const std::vector<int64_t>* row_ids = nullptr);
+
+// Elements that differ bitwise between two runs (for the determinism gate).
+int64_t count_bitwise_differences(const void* a, const void* b, kiln_dtype dtype, int64_t elements);
+
+}  // namespace kiln::worker

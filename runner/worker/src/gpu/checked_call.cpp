@@ -1,0 +1,195 @@
+#include "checked_call.h"
+
+#include <chrono>
+#include <thread>
+
+#include "cuda_status.h"
+#include "harness_kernels.h"
+#include "kiln/worker/numeric_codec.h"
+
+namespace kiln::worker {
+
+namespace {
+
+// Waits for `done` (recorded after the call on its stream), then for the whole device.
+// A kernel that never finishes cannot be recovered from: the caller reports and exits.
+cudaError_t wait_for_device(cudaEvent_t done, double timeout_seconds, bool* hung) {
+  const auto start = std::chrono::steady_clock::now();
+  *hung = false;
+  while (true) {
+    const cudaError_t state = cudaEventQuery(done);
+    if (state == cudaSuccess) break;
+    if (state != cudaErrorNotReady) return state;
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > timeout_seconds) {
+      *hung = true;
+      return cudaErrorNotReady;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.01 ? 20 : 500));
+  }
+  return cudaDeviceSynchronize();
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> input_checksums(const CallEnvironment& env,
+                                              const WorkloadLayout& layout,
+                                              const TensorSet& inputs) {
+  std::vector<uint64_t> sums(layout.tensors.size(), 0);
+  const int count =
+      static_cast<int>(std::min<size_t>(layout.tensors.size(), HarnessScratch::kMaxSums));
+  if (auto s = cuda_ok(cudaMemsetAsync(env.scratch->sums(), 0, sizeof(unsigned long long) * count,
+                                       env.harness_stream),
+                       "checksum reset");
+      !s) {
+    return s.error();
+  }
+  for (int t = 0; t < count; ++t) {
+    const GuardedBuffer* buffer = inputs.at(static_cast<size_t>(t));
+    if (layout.tensors[static_cast<size_t>(t)].is_output || buffer == nullptr) continue;
+    if (auto s = cuda_ok(launch_checksum(buffer->data(), buffer->bytes(), env.scratch->sums() + t,
+                                         env.harness_stream),
+                         "checksum");
+        !s) {
+      return s.error();
+    }
+  }
+  std::vector<unsigned long long> host(static_cast<size_t>(count), 0);
+  if (auto s = cuda_ok(
+          cudaMemcpyAsync(host.data(), env.scratch->sums(), sizeof(unsigned long long) * count,
+                          cudaMemcpyDeviceToHost, env.harness_stream),
+          "checksum read");
+      !s) {
+    return s.error();
+  }
+  if (auto s = cuda_ok(cudaStreamSynchronize(env.harness_stream), "checksum"); !s) return s.error();
+  for (int t = 0; t < count; ++t) sums[static_cast<size_t>(t)] = host[static_cast<size_t>(t)];
+  return sums;
+}
+
+CallReport run_checked_call(const CallEnvironment& env, const WorkloadLayout& layout,
+                            const CallRequest& request) {
+  CallReport report;
+  report.owner = request.owner;
+  const cudaStream_t hs = env.harness_stream;
+
+  // Before: checksums, poison, (flush), all harness work finished.
+  auto before = input_checksums(env, layout, *request.inputs);
+  if (!before) {
+    report.harness_error = before.error().message;
+    report.fatal = true;
+    return report;
+  }
+  size_t output_index = 0;
+  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+    if (!layout.tensors[t].is_output) continue;
+    const GuardedBuffer* out = request.outputs->at(t);
+    const uint64_t pattern =
+        output_index < request.poison.size() ? request.poison[output_index] : 0;
+    ++output_index;
+    if (out == nullptr) continue;
+    const cudaError_t e = launch_fill_pattern(out->data(), layout.tensors[t].elements(),
+                                              dtype_size(layout.tensors[t].dtype), pattern, hs);
+    if (e != cudaSuccess) {
+      report.harness_error = describe_cuda(e, "poisoning " + layout.tensors[t].name);
+      report.fatal = true;
+      return report;
+    }
+  }
+  if (request.timed && env.flush != nullptr) {
+    if (auto s = env.flush->enqueue(hs); !s) {
+      report.harness_error = s.error().message;
+      report.fatal = true;
+      return report;
+    }
+  }
+  if (auto s = cuda_ok(cudaStreamSynchronize(hs), "harness stream"); !s) {
+    report.harness_error = s.error().message;
+    report.fatal = true;
+    return report;
+  }
+  // Records from before the window (stray work of an earlier call) go to the caller too.
+  std::vector<ActivityRecord> early;
+  if (env.recorder != nullptr) early = env.recorder->drain();
+
+  // The window.
+  std::vector<void*> pointers = call_pointers(layout, *request.inputs, *request.outputs);
+  std::vector<kiln_tensor> tensors = layout.abi_tensors(pointers);
+  std::vector<kiln_scalar> scalars = layout.abi_scalars();
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  report.window.owner = request.owner;
+  report.window.open = env.recorder != nullptr ? env.recorder->now() : 0;
+  cudaEventRecord(start, env.launch_stream);
+  report.window.launch_begin = env.recorder != nullptr ? env.recorder->now() : 0;
+  report.status = request.launch(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
+                                 static_cast<int>(scalars.size()), env.launch_stream);
+  report.window.launch_end = env.recorder != nullptr ? env.recorder->now() : 0;
+  const cudaError_t launch_error = cudaGetLastError();
+  cudaEventRecord(stop, env.launch_stream);
+  const cudaError_t wait_error = wait_for_device(stop, env.hang_timeout_seconds, &report.hung);
+  report.window.close = env.recorder != nullptr ? env.recorder->now() : 0;
+  if (report.hung) {
+    report.cuda_error = "the " + request.owner + "'s work did not finish within " +
+                        std::to_string(static_cast<int>(env.hang_timeout_seconds)) +
+                        " s (a hang or deadlock)";
+    report.fatal = true;
+    return report;  // the context cannot be used again; events are left to the process exit
+  }
+  const cudaError_t after_error = cudaGetLastError();
+  cudaError_t error = launch_error != cudaSuccess
+                          ? launch_error
+                          : (wait_error != cudaSuccess ? wait_error : after_error);
+  if (error != cudaSuccess) {
+    report.cuda_error = describe_cuda(error, request.owner + "'s kiln_launch");
+    report.fatal = is_sticky(error) || is_sticky(wait_error);
+  }
+  float ms = 0;
+  if (!report.fatal && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess)
+    report.event_us = ms * 1e3;
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (report.fatal) return report;
+
+  if (env.recorder != nullptr) {
+    report.records = std::move(early);
+    std::vector<ActivityRecord> window = env.recorder->drain();
+    report.records.insert(report.records.end(), std::make_move_iterator(window.begin()),
+                          std::make_move_iterator(window.end()));
+    report.findings = ActivityAnalysis::analyze(report.records, report.window, env.activity);
+    report.span_us = static_cast<double>(report.findings.span_ns) / 1e3;
+  } else {
+    report.span_us = report.event_us;
+  }
+
+  // After: inputs unchanged, guard bands intact.
+  auto after = input_checksums(env, layout, *request.inputs);
+  if (!after) {
+    report.harness_error = after.error().message;
+    report.fatal = true;
+    return report;
+  }
+  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+    if (!layout.tensors[t].is_output && (*before)[t] != (*after)[t])
+      report.changed_inputs.push_back(layout.tensors[t].name);
+  }
+  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+    const TensorSet& set = layout.tensors[t].is_output ? *request.outputs : *request.inputs;
+    const GuardedBuffer* buffer = set.at(t);
+    if (buffer == nullptr) continue;
+    auto damage = buffer->check_guards(env.scratch->guards(), hs);
+    if (!damage) {
+      report.harness_error = damage.error().message;
+      report.fatal = true;
+      return report;
+    }
+    if (!damage->intact())
+      report.guard_damage.push_back(GuardBand::describe(*damage, layout.tensors[t].name));
+  }
+  return report;
+}
+
+}  // namespace kiln::worker

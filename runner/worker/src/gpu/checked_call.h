@@ -1,0 +1,73 @@
+// One call of a kernel's kiln_launch with the per-call gates around it:
+//   before: input checksums, outputs poisoned (the pattern of this call), guard bands
+//           intact, L2 flushed when timed, everything on the harness stream finished;
+//   window: [open, close] in CUPTI time, CUDA events around the call on its stream,
+//           closed only after a device-wide synchronize (bounded by a hang timeout);
+//   after:  CUDA errors, input checksums again, guard bands of every tensor touched,
+//           the CUPTI records of the window (sample span, streams, threads).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "activity_recorder.h"
+#include "kiln/abi.h"
+#include "kiln/worker/activity_analysis.h"
+#include "kiln/worker/tensor_layout.h"
+#include "l2_flush.h"
+#include "workload_buffers.h"
+
+namespace kiln::worker {
+
+struct CallEnvironment {
+  cudaStream_t launch_stream = nullptr;   // given to kiln_launch
+  cudaStream_t harness_stream = nullptr;  // the harness's own work
+  ActivityRecorder* recorder = nullptr;   // null: no CUPTI (run-once mode)
+  ActivityContext activity;
+  L2Flush* flush = nullptr;
+  HarnessScratch* scratch = nullptr;
+  uint64_t guard_seed = 0;
+  double hang_timeout_seconds = 60;
+};
+
+struct CallReport {
+  std::string owner;
+  int status = KILN_OK;    // kiln_launch's return value
+  std::string cuda_error;  // a CUDA error during or after the call
+  bool fatal = false;      // the context is unusable: stop the job
+  bool hung = false;       // did not finish within the hang timeout
+  double event_us = 0;     // CUDA events around the call
+  double span_us = 0;      // CUPTI: first GPU start to last GPU end in the window
+  WindowFindings findings;
+  CallWindow window;
+  std::vector<std::string> changed_inputs;  // names of inputs whose checksum changed
+  std::vector<std::string> guard_damage;    // one sentence per damaged tensor
+  std::vector<ActivityRecord> records;      // everything drained after the call
+  std::string harness_error;                // the harness itself failed (not the kernel's fault)
+
+  bool clean() const {
+    return status == KILN_OK && cuda_error.empty() && !hung && changed_inputs.empty() &&
+           guard_damage.empty() && findings.violations.empty() && harness_error.empty();
+  }
+};
+
+struct CallRequest {
+  kiln_launch_fn launch = nullptr;
+  std::string owner;  // "candidate" | "baseline"
+  const TensorSet* inputs = nullptr;
+  const TensorSet* outputs = nullptr;
+  std::vector<uint64_t> poison;  // one pattern per output, in output order
+  bool timed = false;            // flush L2 first
+};
+
+CallReport run_checked_call(const CallEnvironment& env, const WorkloadLayout& layout,
+                            const CallRequest& request);
+
+// Checksums of every input of `inputs` (in tensor order; 0 for outputs).
+Result<std::vector<uint64_t>> input_checksums(const CallEnvironment& env,
+                                              const WorkloadLayout& layout,
+                                              const TensorSet& inputs);
+
+}  // namespace kiln::worker

@@ -1,0 +1,51 @@
+// The harness's own GPU kernels (names start with kiln_harness_, so profiles and
+// sanitizer reports can tell them from the candidate's): drawing inputs, poisoning
+// outputs, guard bands, input checksums and output comparison. All run on the
+// harness stream; results land in device counters the caller copies back.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kiln/abi.h"
+
+namespace kiln::worker {
+
+struct CompareCounters {
+  unsigned long long mismatches;
+  unsigned long long nan;
+  unsigned long long inf;
+  unsigned long long poisoned;      // actual == poison pattern
+  unsigned long long bitwise;       // actual != expected bitwise
+  unsigned long long max_abs_bits;  // non-negative doubles compare like their bits
+  unsigned long long max_rel_bits;
+  unsigned long long first_mismatch;  // flat index; ~0 when none
+};
+
+struct GuardCounters {
+  unsigned long long changed;
+  unsigned long long first;  // ~0 when none
+};
+
+// Uniform draws in [low, high) rounded to the dtype, element i from unit_draw(key, i).
+cudaError_t launch_draw_uniform(void* data, int64_t elements, kiln_dtype dtype, double low,
+                                double high, uint64_t key, cudaStream_t stream);
+// Every element := pattern (element bytes taken from the pattern's low bytes).
+cudaError_t launch_fill_pattern(void* data, int64_t elements, int element_size, uint64_t pattern,
+                                cudaStream_t stream);
+cudaError_t launch_fill_guard(unsigned char* band, int64_t bytes, uint64_t seed, uint64_t band_id,
+                              cudaStream_t stream);
+// Adds to *counters (zeroed by the caller).
+cudaError_t launch_check_guard(const unsigned char* band, int64_t bytes, uint64_t seed,
+                               uint64_t band_id, GuardCounters* counters, cudaStream_t stream);
+// Adds the checksum of `bytes` bytes at `data` (8-byte aligned) to *sum (zeroed by the caller).
+cudaError_t launch_checksum(const void* data, int64_t bytes, unsigned long long* sum,
+                            cudaStream_t stream);
+// Element-wise comparison under (atol, rtol); `counters` must be reset first (reset_compare).
+cudaError_t launch_compare(const void* actual, const void* expected, kiln_dtype dtype,
+                           int64_t elements, double atol, double rtol, uint64_t poison,
+                           CompareCounters* counters, cudaStream_t stream);
+cudaError_t reset_compare(CompareCounters* counters, cudaStream_t stream);
+
+}  // namespace kiln::worker

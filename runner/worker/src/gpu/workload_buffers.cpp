@@ -1,0 +1,130 @@
+#include "workload_buffers.h"
+
+#include "cuda_status.h"
+
+namespace kiln::worker {
+
+GuardedBuffer::~GuardedBuffer() {
+  if (base_ != nullptr) cudaFree(base_);
+}
+
+Status GuardedBuffer::allocate(int64_t data_bytes, uint64_t seed, uint64_t band_id,
+                               const std::string& label) {
+  layout_ = GuardBand::layout_for(data_bytes);
+  seed_ = seed;
+  band_id_ = band_id;
+  return cuda_ok(cudaMalloc(&base_, static_cast<size_t>(layout_.total_bytes)),
+                 "cudaMalloc(" + std::to_string(layout_.total_bytes) + " bytes for " + label + ")");
+}
+
+Status GuardedBuffer::fill_guards(cudaStream_t stream) {
+  auto* base = static_cast<unsigned char*>(base_);
+  if (auto s = cuda_ok(launch_fill_guard(base, layout_.band_bytes, seed_, band_id_, stream),
+                       "guard fill");
+      !s)
+    return s;
+  return cuda_ok(launch_fill_guard(base + layout_.after_offset(), layout_.band_bytes, seed_,
+                                   band_id_ + 1, stream),
+                 "guard fill");
+}
+
+Result<GuardDamage> GuardedBuffer::check_guards(GuardCounters* counters,
+                                                cudaStream_t stream) const {
+  const auto* base = static_cast<const unsigned char*>(base_);
+  GuardCounters init[2] = {{0, ~0ull}, {0, ~0ull}};
+  if (auto s = cuda_ok(cudaMemcpyAsync(counters, init, sizeof init, cudaMemcpyHostToDevice, stream),
+                       "guard reset");
+      !s) {
+    return s.error();
+  }
+  if (auto s =
+          cuda_ok(launch_check_guard(base, layout_.band_bytes, seed_, band_id_, counters, stream),
+                  "guard check");
+      !s) {
+    return s.error();
+  }
+  if (auto s = cuda_ok(launch_check_guard(base + layout_.after_offset(), layout_.band_bytes, seed_,
+                                          band_id_ + 1, counters + 1, stream),
+                       "guard check");
+      !s) {
+    return s.error();
+  }
+  GuardCounters result[2];
+  if (auto s =
+          cuda_ok(cudaMemcpyAsync(result, counters, sizeof result, cudaMemcpyDeviceToHost, stream),
+                  "guard read");
+      !s) {
+    return s.error();
+  }
+  if (auto s = cuda_ok(cudaStreamSynchronize(stream), "guard check"); !s) return s.error();
+  GuardDamage damage;
+  damage.bytes_changed = static_cast<int64_t>(result[0].changed + result[1].changed);
+  if (result[1].changed != 0) {
+    damage.first_offset = static_cast<int64_t>(result[1].first);
+  }
+  if (result[0].changed != 0) {  // report the band before the data when both changed
+    damage.before = true;
+    damage.first_offset = layout_.band_bytes - static_cast<int64_t>(result[0].first);
+  }
+  return damage;
+}
+
+Status TensorSet::allocate(const WorkloadLayout& layout, bool want_inputs, bool want_outputs,
+                           uint64_t seed, uint64_t* next_band, cudaStream_t stream) {
+  buffers_.clear();
+  buffers_.resize(layout.tensors.size());
+  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+    const TensorLayout& tensor = layout.tensors[t];
+    if (tensor.is_output ? !want_outputs : !want_inputs) continue;
+    auto buffer = std::make_unique<GuardedBuffer>();
+    if (auto s = buffer->allocate(tensor.bytes(), seed, *next_band, tensor.name); !s) return s;
+    *next_band += 2;
+    if (auto s = buffer->fill_guards(stream); !s) return s;
+    buffers_[t] = std::move(buffer);
+  }
+  return cuda_ok(cudaStreamSynchronize(stream), "guard fill");
+}
+
+std::vector<void*> call_pointers(const WorkloadLayout& layout, const TensorSet& inputs,
+                                 const TensorSet& outputs) {
+  std::vector<void*> pointers;
+  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+    const TensorSet& set = layout.tensors[t].is_output ? outputs : inputs;
+    pointers.push_back(set.at(t) != nullptr ? set.at(t)->data() : nullptr);
+  }
+  return pointers;
+}
+
+HarnessScratch::~HarnessScratch() {
+  if (compare_ != nullptr) cudaFree(compare_);
+  if (guards_ != nullptr) cudaFree(guards_);
+  if (sums_ != nullptr) cudaFree(sums_);
+}
+
+Status HarnessScratch::init() {
+  if (auto s = cuda_ok(cudaMalloc(reinterpret_cast<void**>(&compare_), sizeof(CompareCounters)),
+                       "cudaMalloc(scratch)");
+      !s)
+    return s;
+  if (auto s = cuda_ok(cudaMalloc(reinterpret_cast<void**>(&guards_), 2 * sizeof(GuardCounters)),
+                       "cudaMalloc(scratch)");
+      !s)
+    return s;
+  return cuda_ok(
+      cudaMalloc(reinterpret_cast<void**>(&sums_), kMaxSums * sizeof(unsigned long long)),
+      "cudaMalloc(scratch)");
+}
+
+Status copy_to_host(const void* device, int64_t bytes, std::vector<unsigned char>* host,
+                    cudaStream_t stream) {
+  host->resize(static_cast<size_t>(bytes));
+  if (auto s = cuda_ok(cudaMemcpyAsync(host->data(), device, static_cast<size_t>(bytes),
+                                       cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpyAsync(device to host)");
+      !s) {
+    return s;
+  }
+  return cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize(copy to host)");
+}
+
+}  // namespace kiln::worker

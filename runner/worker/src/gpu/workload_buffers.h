@@ -1,0 +1,83 @@
+// Device memory for one workload: every tensor in its own allocation between two guard
+// bands (guard_band.h). Inputs are shared by the candidate and the baseline (both read
+// the same values); each of them writes its own output set, so neither can see the
+// other's results through a shared buffer.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness_kernels.h"
+#include "kiln/base/result.h"
+#include "kiln/worker/guard_band.h"
+#include "kiln/worker/reference_check.h"
+#include "kiln/worker/tensor_layout.h"
+
+namespace kiln::worker {
+
+class GuardedBuffer {
+ public:
+  GuardedBuffer() = default;
+  ~GuardedBuffer();
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+
+  // Allocates data_bytes plus bands; bands numbered band_id and band_id + 1 under seed.
+  Status allocate(int64_t data_bytes, uint64_t seed, uint64_t band_id, const std::string& label);
+  Status fill_guards(cudaStream_t stream);
+  // Checks both bands; `counters` is two GuardCounters of device scratch.
+  Result<GuardDamage> check_guards(GuardCounters* counters, cudaStream_t stream) const;
+
+  void* data() const { return static_cast<unsigned char*>(base_) + layout_.data_offset; }
+  int64_t bytes() const { return layout_.data_bytes; }
+
+ private:
+  void* base_ = nullptr;
+  GuardLayout layout_;
+  uint64_t seed_ = 0;
+  uint64_t band_id_ = 0;
+};
+
+// Buffers for some of a workload's tensors (by ABI index; null where not owned).
+class TensorSet {
+ public:
+  // Allocates the inputs (want_inputs) and/or outputs (want_outputs) of `layout`.
+  Status allocate(const WorkloadLayout& layout, bool want_inputs, bool want_outputs, uint64_t seed,
+                  uint64_t* next_band, cudaStream_t stream);
+  GuardedBuffer* at(size_t tensor) const {
+    return tensor < buffers_.size() ? buffers_[tensor].get() : nullptr;
+  }
+  size_t size() const { return buffers_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<GuardedBuffer>> buffers_;
+};
+
+// The pointers of a call: inputs from one set, outputs from another.
+std::vector<void*> call_pointers(const WorkloadLayout& layout, const TensorSet& inputs,
+                                 const TensorSet& outputs);
+
+// Small device scratch for the harness kernels' counters, and synchronous helpers.
+class HarnessScratch {
+ public:
+  ~HarnessScratch();
+  Status init();
+  CompareCounters* compare() const { return compare_; }
+  GuardCounters* guards() const { return guards_; }
+  unsigned long long* sums() const { return sums_; }  // kMaxSums entries
+  static constexpr int kMaxSums = 64;
+
+ private:
+  CompareCounters* compare_ = nullptr;
+  GuardCounters* guards_ = nullptr;
+  unsigned long long* sums_ = nullptr;
+};
+
+// Copies a device buffer to host (on `stream`, then waits).
+Status copy_to_host(const void* device, int64_t bytes, std::vector<unsigned char>* host,
+                    cudaStream_t stream);
+
+}  // namespace kiln::worker

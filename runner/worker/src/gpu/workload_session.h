@@ -1,0 +1,113 @@
+// One workload of a job, in two passes over fresh buffers:
+//
+// verify pass (correctness before any timing):
+//   1. inputs drawn from the hidden seed; the candidate runs twice on them (outputs
+//      poisoned with the two NaN patterns), then the baseline;
+//   2. gates per call (checked_call.h); unwritten elements (poisoned_outputs); every
+//      element against the baseline on the GPU; the CPU reference on all rows or a
+//      sample (correctness); the two runs against each other (determinism);
+//   3. fresh_inputs: the same pointers with new values; the same values with a few
+//      elements changed at hidden positions; new pointers with new values. Each result
+//      must follow its inputs: results cached by pointer or keyed to a fingerprint of
+//      the inputs fail here.
+// timing pass (benchmark jobs):
+//   4. pairs (candidate, then baseline) on inputs redrawn in place before every pair,
+//      L2 flushed before each call; each candidate output compared with the baseline's
+//      on the same inputs (a match with an earlier pair's answer means a cache); NVML
+//      per pair, throttled pairs discarded; stop per stopping_criterion.h;
+//   5. after timing: a perturbation check against the CPU reference again.
+// The candidate always runs before the baseline on new inputs, so no correct answer for
+// those inputs exists anywhere in device memory while the candidate runs.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checked_call.h"
+#include "kiln/tasks/task.h"
+#include "kiln/worker/event_stream.h"
+#include "kiln/worker/gate_ledger.h"
+#include "kiln/worker/nvml_probe.h"
+#include "kiln/worker/reference_check.h"
+#include "kiln/worker/stopping_criterion.h"
+#include "kiln/worker/worker_result.h"
+
+namespace kiln::worker {
+
+struct JobContext {
+  const tasks::Task* task = nullptr;
+  CallEnvironment env;
+  kiln_launch_fn candidate = nullptr;
+  kiln_launch_fn baseline = nullptr;
+  kiln_reference_fn reference = nullptr;
+  Tolerance tolerance;           // the task's, against the exact CPU reference
+  Tolerance baseline_tolerance;  // candidate vs baseline: both carry error, so twice the allowance
+  ReferenceBudget budget;
+  uint64_t seed = 0;
+  GateLedger* gates = nullptr;
+  EventStream* events = nullptr;
+  NvmlProbe* nvml = nullptr;
+  GpuInfo* gpu = nullptr;
+  int64_t calls = 0;        // candidate calls so far (picks the poison pattern)
+  uint64_t next_band = 0;   // guard band numbering
+  bool fatal = false;       // the context is unusable or the harness broke
+  std::string fatal_error;  // when the harness (not the candidate) broke
+};
+
+class WorkloadSession {
+ public:
+  WorkloadSession(JobContext& job, WorkloadLayout layout, int index, int total,
+                  WorkloadResult* result);
+
+  // Returns false when the workload failed (the result says why).
+  bool verify_pass();
+  bool timing_pass(const StoppingLimits& limits);
+
+ private:
+  struct OutputComparison {
+    ErrorStats stats;  // first_mismatches carry expected/actual values
+    int64_t bitwise = 0;
+    bool ok = true;
+    std::string error;  // harness failure
+  };
+
+  Status allocate(bool with_baseline_sets);
+  Status draw_inputs(TensorSet& inputs, uint64_t draw);
+  CallReport call(bool candidate, const TensorSet& inputs, const TensorSet& outputs, bool timed);
+  // The per-call gates; false when a gate failed (or the call was fatal).
+  bool gate_call(const CallReport& report, const std::string& phase);
+  OutputComparison compare(const TensorSet& actual, const TensorSet& expected,
+                           const Tolerance& tolerance, const std::vector<uint64_t>& poison);
+  Status host_copy(const TensorSet& set, bool outputs, HostTensors* host);
+  std::vector<uint64_t> poison_for_call(int64_t call) const;
+  // The candidate's output against the baseline's on the same inputs; on a mismatch,
+  // against earlier answers (stale -> fresh_inputs) before blaming correctness.
+  bool check_against_baseline(const TensorSet& candidate, const TensorSet& baseline,
+                              const std::vector<const TensorSet*>& earlier,
+                              const std::vector<uint64_t>& poison, const std::string& phase,
+                              const char* mismatch_gate);
+  bool reference_check(const TensorSet& inputs, const TensorSet& outputs,
+                       const std::vector<uint64_t>& poison,
+                       const std::vector<int64_t>& required_rows, uint64_t plan_seed,
+                       const std::string& phase, const char* mismatch_gate, ErrorStats* stats);
+  Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
+  void fail(const char* gate, const std::string& detail);
+  void progress(const std::string& message);
+  void harness_failure(const std::string& message);
+
+  JobContext& job_;
+  WorkloadLayout layout_;
+  int index_;
+  int total_;
+  WorkloadResult* result_;
+  TensorSet inputs_;
+  TensorSet candidate_out_;
+  TensorSet baseline_out_[2];
+  TensorSet baseline_first_;
+  std::vector<CallWindow> windows_;
+};
+
+}  // namespace kiln::worker

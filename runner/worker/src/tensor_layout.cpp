@@ -1,0 +1,186 @@
+#include "kiln/worker/tensor_layout.h"
+
+#include <cstdlib>
+
+namespace kiln::worker {
+
+namespace {
+
+struct DtypeName {
+  const char* name;
+  kiln_dtype dtype;
+};
+
+constexpr DtypeName kDtypes[] = {{"f16", KILN_F16}, {"bf16", KILN_BF16}, {"f32", KILN_F32},
+                                 {"f64", KILN_F64}, {"e4m3", KILN_E4M3}, {"e5m2", KILN_E5M2},
+                                 {"i8", KILN_I8},   {"u8", KILN_U8},     {"i32", KILN_I32},
+                                 {"i64", KILN_I64}};
+
+int element_size(kiln_dtype dtype) {
+  switch (dtype) {
+    case KILN_F16:
+    case KILN_BF16:
+      return 2;
+    case KILN_F32:
+    case KILN_I32:
+      return 4;
+    case KILN_F64:
+    case KILN_I64:
+      return 8;
+    default:
+      return 1;
+  }
+}
+
+// An f64 scalar's value is either a plain number (as task.json wrote it) or an
+// integer expression over the dims.
+Result<double> scalar_as_double(const std::string& text,
+                                const std::map<std::string, int64_t>& dims) {
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0') return number;
+  auto value = tasks::evaluate(text, dims);
+  if (!value) return value.error();
+  return static_cast<double>(*value);
+}
+
+}  // namespace
+
+Result<kiln_dtype> parse_dtype(const std::string& name) {
+  for (const auto& entry : kDtypes) {
+    if (name == entry.name) return entry.dtype;
+  }
+  return make_error("unknown dtype \"" + name +
+                    "\"; use one of f16 bf16 f32 f64 e4m3 e5m2 i8 u8 i32 i64");
+}
+
+const char* dtype_name(kiln_dtype dtype) {
+  for (const auto& entry : kDtypes) {
+    if (entry.dtype == dtype) return entry.name;
+  }
+  return "?";
+}
+
+int64_t TensorLayout::elements() const {
+  int64_t count = 1;
+  for (int64_t extent : shape) count *= extent;
+  return count;
+}
+
+int64_t TensorLayout::bytes() const { return elements() * element_size(dtype); }
+
+std::vector<int64_t> TensorLayout::index_of(int64_t flat) const {
+  std::vector<int64_t> index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return index;
+}
+
+std::vector<kiln_scalar> WorkloadLayout::abi_scalars() const {
+  std::vector<kiln_scalar> out;
+  for (const auto& scalar : scalars) {
+    kiln_scalar s{};
+    s.name = scalar.name.c_str();
+    s.dtype = scalar.dtype;
+    if (scalar.dtype == KILN_I64) {
+      s.value.i = scalar.i;
+    } else {
+      s.value.f = scalar.f;
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<kiln_tensor> WorkloadLayout::abi_tensors(const std::vector<void*>& data) const {
+  std::vector<kiln_tensor> out;
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const TensorLayout& layout = tensors[t];
+    kiln_tensor tensor{};
+    tensor.data = t < data.size() ? data[t] : nullptr;
+    tensor.dtype = layout.dtype;
+    tensor.rank = static_cast<int32_t>(layout.shape.size());
+    for (size_t d = 0; d < layout.shape.size() && d < KILN_MAX_RANK; ++d) {
+      tensor.shape[d] = layout.shape[d];
+      tensor.strides[d] = layout.strides[d];
+    }
+    tensor.name = layout.name.c_str();
+    out.push_back(tensor);
+  }
+  return out;
+}
+
+Result<WorkloadLayout> layout_workload(const tasks::Task& task, const tasks::Workload& workload) {
+  WorkloadLayout layout;
+  layout.workload = workload.name;
+  layout.dims = workload.dims;
+  for (const auto& spec : task.tensors) {
+    TensorLayout tensor;
+    tensor.name = spec.name;
+    auto dtype = parse_dtype(spec.dtype);
+    if (!dtype) return make_error("tensor " + spec.name + ": " + dtype.error().message);
+    tensor.dtype = *dtype;
+    tensor.is_output = spec.is_output;
+    tensor.distribution = spec.distribution;
+    tensor.leading_dim = spec.shape.empty() ? "" : spec.shape.front();
+    for (const auto& expression : spec.shape) {
+      auto extent = tasks::evaluate(expression, workload.dims);
+      if (!extent) {
+        return make_error("tensor " + spec.name + " shape \"" + expression + "\" at workload " +
+                          workload.name + ": " + extent.error().message);
+      }
+      if (*extent < 1) {
+        return make_error("tensor " + spec.name + " has extent " + std::to_string(*extent) +
+                          " at workload " + workload.name + "; every extent must be >= 1");
+      }
+      tensor.shape.push_back(*extent);
+    }
+    tensor.strides.assign(tensor.shape.size(), 1);
+    for (size_t d = tensor.shape.size(); d-- > 1;) {
+      tensor.strides[d - 1] = tensor.strides[d] * tensor.shape[d];
+    }
+    layout.tensors.push_back(std::move(tensor));
+  }
+  for (const auto& spec : task.scalars) {
+    ScalarValue scalar;
+    scalar.name = spec.name;
+    if (spec.dtype == "i64") {
+      scalar.dtype = KILN_I64;
+      auto value = tasks::evaluate(spec.value, workload.dims);
+      if (!value) return make_error("scalar " + spec.name + ": " + value.error().message);
+      scalar.i = *value;
+    } else {
+      scalar.dtype = KILN_F64;
+      auto value = scalar_as_double(spec.value, workload.dims);
+      if (!value) return make_error("scalar " + spec.name + ": " + value.error().message);
+      scalar.f = *value;
+    }
+    layout.scalars.push_back(std::move(scalar));
+  }
+  if (!task.flops.empty()) {
+    auto flops = tasks::evaluate(task.flops, workload.dims);
+    if (flops) layout.flops = static_cast<double>(*flops);
+  }
+  if (!task.bytes.empty()) {
+    auto bytes = tasks::evaluate(task.bytes, workload.dims);
+    if (bytes) layout.bytes = static_cast<double>(*bytes);
+  }
+  return layout;
+}
+
+Result<tasks::Workload> find_workload(const tasks::Task& task, const std::string& name) {
+  std::string names;
+  for (const auto& workload : task.workloads) {
+    if (workload.name == name) return workload;
+    names += (names.empty() ? "" : ", ") + workload.name;
+  }
+  for (const auto& workload : task.sim_workloads) {
+    if (workload.name == name) return workload;
+  }
+  return make_error("task " + task.name + " has no workload \"" + name + "\"; its workloads are " +
+                    names);
+}
+
+}  // namespace kiln::worker

@@ -1,0 +1,264 @@
+// kiln_fake_worker: a stand-in for kiln-worker that speaks runner/PROTOCOL.md without a
+// GPU, so the server's supervision can be tested on any machine. What it does is chosen
+// per job by a line in the candidate source,
+//     // fake-worker: MODE [ARG]
+// (or KILN_FAKE_WORKER_MODE when the source has none):
+//   pass             stages, one progress event per workload, a passing result (default)
+//   sleep MS         as pass, after sleeping MS milliseconds
+//   fail             the first workload fails correctness
+//   build_error      an error result at stage build
+//   hang             stage timing, then sleeps forever
+//   spawn_child      forks a child that sleeps forever (pid in fake_child.pid), then hangs
+//   crash            stage verify, then SIGSEGV
+//   garbage          a line that is not JSON, then a passing result
+//   no_result        stages, then exit 0
+//   exit_code N      exit N without a result
+//   lie_task         a result for another task hash
+//   lie_numbers      a speedup that the medians contradict
+//   lie_status       status passed with a failed workload
+//   events N         N progress events, then a passing result
+//   after_result     a log event after the result line
+// It writes its pid to JOB_DIR/fake_worker.pid and, when KILN_FAKE_WORKER_LOG names a
+// file, appends "start|end JOB GPU STEADY_NS" lines to it (for ordering tests).
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "kiln/base/file.h"
+#include "kiln/base/sha256.h"
+#include "kiln/tasks/task.h"
+
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+void emit(const json& event) {
+  std::string line = event.dump() + "\n";
+  ssize_t ignored = write(1, line.data(), line.size());
+  (void)ignored;
+}
+
+void stage(const std::string& name) { emit({{"event", "stage"}, {"stage", name}}); }
+
+void record(const std::string& what, const std::string& job, int gpu) {
+  const char* log = std::getenv("KILN_FAKE_WORKER_LOG");
+  if (!log || !*log) return;
+  auto now = std::chrono::steady_clock::now().time_since_epoch();
+  std::string line =
+      what + " " + job + " " + std::to_string(gpu) + " " +
+      std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()) + "\n";
+  int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  ssize_t ignored = write(fd, line.data(), line.size());
+  (void)ignored;
+  close(fd);
+}
+
+[[noreturn]] void hang() {
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+json timing(double median) {
+  return {{"median", median},
+          {"p5", median * 0.99},
+          {"p95", median * 1.01},
+          {"cv", 0.004},
+          {"samples", 20}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string job_path;
+  int gpu = -1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--job") job_path = argv[i + 1];
+    if (flag == "--gpu") gpu = std::atoi(argv[i + 1]);
+  }
+  if (job_path.empty() || gpu < 0) {
+    std::fprintf(stderr, "usage: kiln_fake_worker --job JOB.json --gpu N\n");
+    return 2;
+  }
+  auto text = kiln::read_file(job_path);
+  if (!text) {
+    std::fprintf(stderr, "%s\n", text.error().message.c_str());
+    return 2;
+  }
+  json job = json::parse(*text);
+  const fs::path job_dir = fs::path(job_path).parent_path();
+  (void)kiln::write_file(job_dir / "fake_worker.pid", std::to_string(getpid()));
+  auto task = kiln::tasks::load_task(job["task_dir"].get<std::string>());
+  if (!task) {
+    std::fprintf(stderr, "fake worker: %s\n", task.error().message.c_str());
+    return 4;
+  }
+  auto source = kiln::read_file(job["candidate"].get<std::string>());
+  if (!source) return 5;
+  const std::string candidate_sha256 = kiln::sha256_hex(*source);
+
+  std::string mode =
+      std::getenv("KILN_FAKE_WORKER_MODE") ? std::getenv("KILN_FAKE_WORKER_MODE") : "pass";
+  std::string argument;
+  if (auto at = source->find("// fake-worker: "); at != std::string::npos) {
+    std::istringstream line(source->substr(at + 16, source->find('\n', at) - at - 16));
+    line >> mode >> argument;
+  }
+  const std::string id = job.value("id", "?");
+  record("start", id, gpu);
+  std::fprintf(stderr, "fake worker: job %s mode %s on GPU %d\n", id.c_str(), mode.c_str(), gpu);
+
+  std::vector<std::string> workloads = job.value("workloads", std::vector<std::string>{});
+  const bool all = workloads.empty();
+  if (all)
+    for (const auto& w : task->workloads) workloads.push_back(w.name);
+
+  json result{
+      {"status", "passed"},
+      {"stage", "done"},
+      {"task", {{"name", task->name}, {"sha256", task->sha256}}},
+      {"candidate_sha256", candidate_sha256},
+      {"gpu",
+       {{"name", "Fake GPU"},
+        {"index", gpu},
+        {"sm_clock_mhz", {{"min", 1700}, {"median", 1980}, {"max", 1980}}}}},
+      {"build", {{"seconds", 0.1}, {"log", "fake nvcc: ok"}, {"registers", 32}, {"spills", 0}}},
+      {"gates",
+       json::array(
+           {{{"name", "poisoned_outputs"}, {"passed", true}, {"detail", "two NaN patterns"}},
+            {{"name", "correctness"}, {"passed", true}, {"detail", ""}}})}};
+
+  stage("build");
+  if (mode == "build_error") {
+    result["status"] = "error";
+    result["stage"] = "build";
+    result["error"] = "kernel.cu:3:1: error: expected ';' before '}' token; fix the syntax";
+    result["build"]["log"] = "kernel.cu(3): error: expected a \";\"";
+    emit({{"event", "result"}, {"result", result}});
+    return 0;
+  }
+  stage("load");
+  if (mode == "sleep")
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(argument.c_str())));
+  stage("verify");
+  if (mode == "crash") {
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+  }
+  if (mode == "exit_code") return argument.empty() ? 3 : std::atoi(argument.c_str());
+  stage("timing");
+  if (mode == "spawn_child") {
+    pid_t child = fork();
+    if (child == 0) hang();
+    (void)kiln::write_file(job_dir / "fake_child.pid", std::to_string(child));
+    hang();
+  }
+  if (mode == "hang") hang();
+  if (mode == "garbage") {
+    std::string line = "Segmentation fault (core dumped) -- not an event\n";
+    ssize_t ignored = write(1, line.data(), line.size());
+    (void)ignored;
+  }
+  if (mode == "no_result") return 0;
+  if (mode == "events") {
+    int count = std::atoi(argument.c_str());
+    for (int i = 1; i <= count; ++i)
+      emit({{"event", "progress"},
+            {"workload", workloads[0]},
+            {"index", i},
+            {"total", count},
+            {"message", "step " + std::to_string(i)}});
+  }
+  std::fprintf(stderr, "fake worker: timing %zu workloads\n", workloads.size());
+
+  if (job.value("kind", "") == "profile") {
+    std::string workload = job["profile"].value("workload", "");
+    emit({{"event", "progress"},
+          {"workload", workload},
+          {"index", 1},
+          {"total", 1},
+          {"message", "ncu"}});
+    result["profile"] = {
+        {"workload", workload},
+        {"ncu_version", "fake ncu 1.0"},
+        {"kernels", json::array({{{"name", "gemm_kernel"},
+                                  {"grid", {128, 1, 1}},
+                                  {"block", {256, 1, 1}},
+                                  {"duration_us", 210.5},
+                                  {"sm_throughput_pct", 78.25},
+                                  {"achieved_occupancy_pct", 12.5},
+                                  {"registers", 168},
+                                  {"shared_dynamic_bytes", 98304},
+                                  {"top_stalls", json::array({{{"reason", "long_scoreboard"},
+                                                               {"warps_per_issue", 3.5}}})},
+                                  {"metrics", {{"l2_hit_rate_pct", 91.0}}}}})},
+        {"notes", {"fake: memory-bound"}}};
+    result.erase("gates");
+  } else {
+    json rows = json::array();
+    size_t passed = 0;
+    double log_sum = 0;
+    for (size_t i = 0; i < workloads.size(); ++i) {
+      emit({{"event", "progress"},
+            {"workload", workloads[i]},
+            {"index", i + 1},
+            {"total", workloads.size()},
+            {"message", "timed"}});
+      bool ok = !((mode == "fail" || mode == "lie_status") && i == 0);
+      json row{{"name", workloads[i]},
+               {"passed", ok},
+               {"errors",
+                {{"max_abs", ok ? 0.001 : 0.5},
+                 {"max_rel", 0.002},
+                 {"mismatches", ok ? 0 : 17},
+                 {"nan", 0},
+                 {"inf", 0}}}};
+      if (!ok)
+        row["errors"]["first_mismatches"] =
+            json::array({{{"index", {0, 3}}, {"expected", 1.5}, {"actual", 0.25}}});
+      if (ok) {
+        double median = 100.0 + static_cast<double>(i);
+        double speedup = mode == "lie_numbers" ? 10.0 : 1.1;
+        row["time_us"] = timing(median);
+        row["baseline_time_us"] = timing(median * 1.1);
+        row["speedup"] = speedup;
+        row["tflops"] = 650.0;
+        row["pct_of_peak"] = 65.7;
+        log_sum += std::log(speedup);
+        ++passed;
+      }
+      rows.push_back(row);
+    }
+    result["workloads"] = rows;
+    bool scored = all && passed == workloads.size();
+    result["summary"] = {
+        {"passed", passed},
+        {"total", workloads.size()},
+        {"scored", scored},
+        {"geomean_speedup",
+         scored ? json(std::exp(log_sum / static_cast<double>(passed))) : json(nullptr)}};
+    if (passed != workloads.size() && mode != "lie_status") {
+      result["status"] = "failed";
+      result["stage"] = "verify";
+      result["error"] = "workload " + workloads[0] + ": 17 elements outside atol + rtol*|ref|";
+      result["gates"][1]["passed"] = false;
+    }
+  }
+  if (mode == "lie_task") result["task"]["sha256"] = std::string(64, '0');
+  stage("done");
+  emit({{"event", "result"}, {"result", result}});
+  if (mode == "after_result") emit({{"event", "log"}, {"level", "info"}, {"message", "late"}});
+  record("end", id, gpu);
+  return 0;
+}

@@ -1,0 +1,206 @@
+// check_result: what the server refuses to pass on from a worker.
+#include "kiln/runner/result_check.h"
+
+#include <gmock/gmock.h>
+
+#include <cmath>
+
+namespace kiln::runner {
+namespace {
+
+using json = nlohmann::json;
+using ::testing::HasSubstr;
+
+const std::string kTask(64, 't');
+const std::string kCandidate(64, 'c');
+
+ResultExpectations expectations() {
+  ResultExpectations e;
+  e.kind = JobKind::kBenchmark;
+  e.task_name = "gemm";
+  e.task_sha256 = kTask;
+  e.candidate_sha256 = kCandidate;
+  e.task_workloads = {"a", "b"};
+  return e;
+}
+
+json row(const std::string& name, double median, double speedup = 1.25) {
+  auto timing = [](double m) {
+    return json{{"median", m}, {"p5", m * 0.9}, {"p95", m * 1.1}, {"cv", 0.01}, {"samples", 12}};
+  };
+  return {{"name", name},
+          {"passed", true},
+          {"errors", {{"max_abs", 0.0}, {"mismatches", 0}}},
+          {"time_us", timing(median)},
+          {"baseline_time_us", timing(median * speedup)},
+          {"speedup", speedup},
+          {"tflops", 100.0},
+          {"pct_of_peak", 10.0}};
+}
+
+json passing() {
+  return {{"status", "passed"},
+          {"stage", "done"},
+          {"task", {{"name", "gemm"}, {"sha256", kTask}}},
+          {"candidate_sha256", kCandidate},
+          {"gates", json::array({{{"name", "determinism"}, {"passed", true}}})},
+          {"workloads", json::array({row("a", 10), row("b", 20)})},
+          {"summary", {{"passed", 2}, {"total", 2}, {"scored", true}, {"geomean_speedup", 1.25}}}};
+}
+
+std::string problem(const json& result, const ResultExpectations& e = expectations()) {
+  return check_result(result, e).value_or("");
+}
+
+TEST(ResultCheck, AcceptsAConsistentResult) { EXPECT_EQ(problem(passing()), ""); }
+
+TEST(ResultCheck, RefusesAResultForAnotherJob) {
+  json r = passing();
+  r["task"]["sha256"] = std::string(64, 'x');
+  EXPECT_THAT(problem(r), HasSubstr("result.task.sha256"));
+  r = passing();
+  r["candidate_sha256"] = std::string(64, 'x');
+  EXPECT_THAT(problem(r), HasSubstr("candidate_sha256"));
+  r = passing();
+  r["task"]["name"] = "other";
+  EXPECT_THAT(problem(r), HasSubstr("result.task.name"));
+}
+
+TEST(ResultCheck, RefusesMalformedNumbers) {
+  json r = passing();
+  r["workloads"][0]["time_us"]["median"] = -3;
+  EXPECT_THAT(problem(r), HasSubstr("time_us.median"));
+  r = passing();
+  r["workloads"][0]["time_us"]["p5"] = 99;
+  EXPECT_THAT(problem(r), HasSubstr("p5 <= median <= p95"));
+  r = passing();
+  r["workloads"][1]["time_us"]["samples"] = 0;
+  EXPECT_THAT(problem(r), HasSubstr("samples"));
+  r = passing();
+  r["workloads"][0]["tflops"] = "fast";
+  EXPECT_THAT(problem(r), HasSubstr("tflops"));
+  r = passing();
+  r["workloads"][0]["pct_of_peak"] = 250;
+  EXPECT_THAT(problem(r), HasSubstr("peak"));
+  r = passing();
+  r["workloads"][0]["errors"]["mismatches"] = -1;
+  EXPECT_THAT(problem(r), HasSubstr("mismatches"));
+}
+
+TEST(ResultCheck, RefusesASpeedupTheMediansContradict) {
+  json r = passing();
+  r["workloads"][0]["speedup"] = 2.0;
+  EXPECT_THAT(problem(r), HasSubstr("speedup"));
+}
+
+TEST(ResultCheck, RefusesASummaryTheRowsContradict) {
+  json r = passing();
+  r["summary"]["geomean_speedup"] = 1.5;
+  EXPECT_THAT(problem(r), HasSubstr("geomean"));
+  r = passing();
+  r["summary"]["passed"] = 1;
+  EXPECT_THAT(problem(r), HasSubstr("summary.passed"));
+  r = passing();
+  r["summary"]["total"] = 3;
+  EXPECT_THAT(problem(r), HasSubstr("summary.total"));
+}
+
+TEST(ResultCheck, RefusesAPassWithAFailedGateOrWorkload) {
+  json r = passing();
+  r["gates"][0]["passed"] = false;
+  EXPECT_THAT(problem(r), HasSubstr("gate failed"));
+  r = passing();
+  r["workloads"][1] = {{"name", "b"}, {"passed", false}};
+  r["summary"]["passed"] = 1;
+  r["summary"]["scored"] = false;
+  EXPECT_THAT(problem(r), HasSubstr("workload failed"));
+  r = passing();
+  r["workloads"].erase(1);
+  r["summary"]["passed"] = 1;
+  EXPECT_THAT(problem(r), HasSubstr("did not run"));
+}
+
+TEST(ResultCheck, RefusesWorkloadsTheJobDidNotAskFor) {
+  json r = passing();
+  r["workloads"][1]["name"] = "z";
+  EXPECT_THAT(problem(r), HasSubstr("'z'"));
+  r = passing();
+  r["workloads"][1]["name"] = "a";
+  EXPECT_THAT(problem(r), HasSubstr("twice"));
+}
+
+TEST(ResultCheck, ScoresOnlyWhenEveryTaskWorkloadRan) {
+  ResultExpectations subset = expectations();
+  subset.requested = {"a"};
+  json r = passing();
+  r["workloads"].erase(1);
+  r["summary"] = {{"passed", 1}, {"total", 1}, {"scored", true}, {"geomean_speedup", 1.25}};
+  EXPECT_THAT(problem(r, subset), HasSubstr("scored"));
+  r["summary"]["scored"] = false;
+  EXPECT_EQ(problem(r, subset), "");
+}
+
+TEST(ResultCheck, AcceptsAnHonestFailure) {
+  json r = passing();
+  r["status"] = "failed";
+  r["error"] = "workload b: 3 mismatches";
+  r["workloads"][1] = {
+      {"name", "b"}, {"passed", false}, {"errors", {{"max_abs", 0.5}, {"mismatches", 3}}}};
+  r["summary"] = {{"passed", 1}, {"total", 2}, {"scored", false}, {"geomean_speedup", nullptr}};
+  EXPECT_EQ(problem(r), "");
+  r.erase("error");  // the rows say what failed
+  EXPECT_EQ(problem(r), "");
+}
+
+TEST(ResultCheck, RefusesAFailureWhereEverythingPassed) {
+  json r = passing();
+  r["status"] = "failed";
+  r["error"] = "?";
+  r["summary"]["scored"] = false;
+  EXPECT_THAT(problem(r), HasSubstr("every gate and workload passed"));
+}
+
+TEST(ResultCheck, AnErrorNeedsOnlyItsIdentityAndMessage) {
+  json r = {{"status", "error"},
+            {"stage", "build"},
+            {"error", "nvcc failed"},
+            {"task", {{"name", "gemm"}, {"sha256", kTask}}},
+            {"candidate_sha256", kCandidate}};
+  EXPECT_EQ(problem(r), "");
+  r["error"] = "";
+  EXPECT_THAT(problem(r), HasSubstr("result.error"));
+  r["status"] = "exploded";
+  EXPECT_THAT(problem(r), HasSubstr("status"));
+}
+
+TEST(ResultCheck, ProfileResultsNameTheirWorkloadAndKernels) {
+  ResultExpectations e = expectations();
+  e.kind = JobKind::kProfile;
+  e.profile_workload = "a";
+  json r = {
+      {"status", "passed"},
+      {"stage", "done"},
+      {"task", {{"name", "gemm"}, {"sha256", kTask}}},
+      {"candidate_sha256", kCandidate},
+      {"profile",
+       {{"workload", "a"}, {"kernels", json::array({{{"name", "k"}, {"metrics", {{"x", 1}}}}})}}}};
+  EXPECT_EQ(problem(r, e), "");
+  r["profile"]["workload"] = "b";
+  EXPECT_THAT(problem(r, e), HasSubstr("profile.workload"));
+  r["profile"]["workload"] = "a";
+  r["profile"]["kernels"][0].erase("name");
+  EXPECT_THAT(problem(r, e), HasSubstr("kernels[0].name"));
+}
+
+TEST(ResultCheck, ErrorResultsOfTheServerNameStageAndReason) {
+  json r =
+      make_error_result(expectations(), "timing", Failure::kTimeout, "timeout: ...", "last words");
+  EXPECT_EQ(r["status"], "error");
+  EXPECT_EQ(r["stage"], "timing");
+  EXPECT_EQ(r["reason"], "timeout");
+  EXPECT_EQ(r["log_tail"], "last words");
+  EXPECT_EQ(problem(r), "");  // it passes its own check
+}
+
+}  // namespace
+}  // namespace kiln::runner

@@ -1,0 +1,161 @@
+// `kiln runner` from the outside: it refuses what it must at start-up, serves a job
+// through the fake worker, and stops cleanly on SIGTERM.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <regex>
+
+#include "kiln/base/file.h"
+#include "kiln/runner/runner_client.h"
+#include "runner_fixture.h"
+
+namespace kiln::runner {
+namespace {
+
+using namespace kiln::runner::testing;
+using ::testing::HasSubstr;
+
+// `kiln ARGS...` with stderr on a pipe.
+class KilnProcess {
+ public:
+  explicit KilnProcess(const std::vector<std::string>& args) {
+    int err[2];
+    if (pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+    std::vector<std::string> storage = {KILN_BIN};
+    storage.insert(storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : storage) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(err[1], 2);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(err[1]);
+    err_ = err[0];
+  }
+  ~KilnProcess() {
+    if (pid_ > 0 && !exited_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(err_);
+  }
+
+  // Reads stderr until `pattern` matches (returns the match's first group) or timeout.
+  std::string wait_for(const std::regex& pattern, std::chrono::milliseconds timeout = 20s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::smatch match;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (std::regex_search(stderr_, match, pattern))
+        return match.size() > 1 ? match[1].str() : match[0].str();
+      pollfd fd{err_, POLLIN, 0};
+      if (poll(&fd, 1, 100) > 0) {
+        char buffer[4096];
+        ssize_t n = read(err_, buffer, sizeof buffer);
+        if (n <= 0) break;
+        stderr_.append(buffer, static_cast<size_t>(n));
+      }
+    }
+    return std::regex_search(stderr_, match, pattern) ? match[0].str() : "";
+  }
+
+  int wait_exit(std::chrono::milliseconds timeout = 20s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        read_stderr(1s);  // to EOF
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      read_stderr(50ms);
+    }
+    return -1;
+  }
+
+  // Appends what stderr holds, until EOF or `timeout`.
+  void read_stderr(std::chrono::milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd fd{err_, POLLIN, 0};
+      if (poll(&fd, 1, 20) <= 0) continue;
+      char buffer[4096];
+      ssize_t n = read(err_, buffer, sizeof buffer);
+      if (n <= 0) return;
+      stderr_.append(buffer, static_cast<size_t>(n));
+    }
+  }
+
+  pid_t pid() const { return pid_; }
+  const std::string& err() const { return stderr_; }
+
+ private:
+  pid_t pid_ = -1;
+  int err_ = -1;
+  bool exited_ = false;
+  std::string stderr_;
+};
+
+TEST(RunnerCommand, RefusesANonLoopbackListenWithoutAToken) {
+  TempDir cache;
+  KilnProcess kiln({"runner", "--gpus", "0", "--listen", "0.0.0.0:0", "--worker", KILN_FAKE_WORKER,
+                    "--cache-dir", cache.path().string()});
+  EXPECT_EQ(kiln.wait_exit(), 1);
+  EXPECT_THAT(kiln.err(), HasSubstr("without a bearer token"));
+}
+
+TEST(RunnerCommand, RefusesAMissingWorkerAndBadArguments) {
+  TempDir cache;
+  KilnProcess missing({"runner", "--gpus", "0", "--listen", "127.0.0.1:0", "--worker",
+                       "/no/kiln-worker", "--cache-dir", cache.path().string()});
+  EXPECT_EQ(missing.wait_exit(), 1);
+  EXPECT_THAT(missing.err(), HasSubstr("no worker at /no/kiln-worker"));
+  KilnProcess gpus({"runner", "--gpus", "0,x", "--worker", KILN_FAKE_WORKER});
+  EXPECT_EQ(gpus.wait_exit(), 2);
+  EXPECT_THAT(gpus.err(), HasSubstr("not a GPU index"));
+  KilnProcess listen(
+      {"runner", "--gpus", "0", "--listen", "nowhere", "--worker", KILN_FAKE_WORKER});
+  EXPECT_EQ(listen.wait_exit(), 2);
+  EXPECT_THAT(listen.err(), HasSubstr("--listen"));
+}
+
+TEST(RunnerCommand, ServesJobsAndStopsOnSigterm) {
+  TempDir cache;
+  ASSERT_TRUE(write_file(cache / "token", "a-token-of-twenty-chars\n").ok());
+  KilnProcess kiln({"runner", "--gpus", "0,1", "--listen", "127.0.0.1:0", "--token-file",
+                    (cache / "token").string(), "--worker", KILN_FAKE_WORKER, "--cache-dir",
+                    (cache / "cache").string(), "--queue-limit", "4"});
+  std::string url =
+      kiln.wait_for(std::regex("runner listening on (http://127\\.0\\.0\\.1:[0-9]+)"));
+  ASSERT_FALSE(url.empty()) << kiln.err();
+  RunnerClient client({url, "a-token-of-twenty-chars"});
+  auto health = client.health();
+  ASSERT_TRUE(health.ok()) << health.error().message;
+  EXPECT_EQ((*health)["gpus"].size(), 2u);
+  EXPECT_EQ((*health)["queue"]["limit"], 4);
+  auto outcome = client.run(job_body("pass", "", {"16x4096x4096"}), {});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->result["status"], "passed");
+  // Structured logs name the job and its stages.
+  EXPECT_FALSE(kiln.wait_for(std::regex("job " + outcome->job_id + " stage done")).empty())
+      << kiln.err();
+  std::string running = client.submit(job_body("hang")).value().id;
+  pid_t worker = 0;
+  eventually([&] {
+    std::string text = read_text(cache / "cache" / "jobs" / running / "fake_worker.pid");
+    worker = text.empty() ? 0 : std::stoi(text);
+    return worker > 0;
+  });
+  kill(kiln.pid(), SIGTERM);
+  EXPECT_EQ(kiln.wait_exit(), 0) << kiln.err();
+  EXPECT_TRUE(worker > 0 && process_gone(worker));
+}
+
+}  // namespace
+}  // namespace kiln::runner

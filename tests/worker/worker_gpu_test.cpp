@@ -1,0 +1,349 @@
+// kiln-worker on a GPU (ctest label `gpu`): every cheat of tests/corpus/cheats is rejected
+// by the gate its manifest names; honest kernels (the starters, a baseline run as a
+// candidate, the zoo's gemm_tn kernels) pass; benchmark, profile and sanitize jobs give
+// well-formed results.
+//
+// Environment (for a build carried to a GPU host): KILN_WORKER_BIN, KILN_SOURCE_DIR,
+// KILN_WORKER_CACHE (build cache, reused across runs), KILN_WORKER_RESULTS (a folder that
+// receives every result as NAME.json), KILN_WORKER_PREBUILD=1 (only build, no GPU: fills
+// the cache, checks nothing else).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kiln/worker/subprocess.h"
+#include "worker_test_support.h"
+
+namespace kiln::worker {
+namespace {
+
+using nlohmann::json;
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+bool prebuild() { return env_or("KILN_WORKER_PREBUILD", "") == "1"; }
+
+std::filesystem::path cache_root() {
+  static const std::filesystem::path root = [] {
+    std::filesystem::path p = env_or("KILN_WORKER_CACHE", "");
+    if (p.empty()) p = std::filesystem::temp_directory_path() / "kiln-worker-gpu-test-cache";
+    std::filesystem::create_directories(p / "builds");
+    return p;
+  }();
+  return root;
+}
+
+struct Job {
+  std::string name;  // also the build cache entry and the result file name
+  std::string kind = "verify";
+  std::string task = "fp16_gemm";
+  std::filesystem::path candidate;
+  std::vector<std::string> workloads;
+  json limits = json::object();
+  json extra = json::object();
+};
+
+struct Outcome {
+  json result;
+  std::string problem;  // why no result came back
+  std::string stderr_tail;
+};
+
+Outcome run(const Job& job) {
+  Outcome out;
+  const std::filesystem::path dir = cache_root() / "jobs" / job.name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  json spec = {{"id", "t-" + job.name},
+               {"kind", job.kind},
+               {"task_dir", (testing::source_dir() / "tasks" / job.task).string()},
+               {"candidate", job.candidate.string()},
+               {"build_dir", (cache_root() / "builds" / job.name).string()},
+               {"workloads", job.workloads},
+               {"seed", 20261129},
+               {"limits", job.limits}};
+  for (const auto& [key, value] : job.extra.items()) spec[key] = value;
+  testing::write_text(dir / "job.json", spec.dump(2));
+  std::vector<std::string> argv = {env_or("KILN_WORKER_BIN", KILN_WORKER_BIN), "--job",
+                                   (dir / "job.json").string(), "--gpu", "0"};
+  if (prebuild()) argv.push_back("--build-only");
+  ProcessOptions options;
+  options.timeout_seconds = 900;
+  options.stdout_file = (dir / "stdout.jsonl").string();
+  const ProcessResult process = run_process(argv, options);
+  out.stderr_tail = process.output.size() > 4000
+                        ? process.output.substr(process.output.size() - 4000)
+                        : process.output;
+  if (!process.ok()) {
+    out.problem = "kiln-worker: " + process.describe();
+    return out;
+  }
+  std::istringstream lines(testing::read_text(dir / "stdout.jsonl"));
+  std::string line;
+  std::string last;
+  while (std::getline(lines, line)) {
+    const json event = json::parse(line, nullptr, false);
+    if (event.is_discarded()) {
+      out.problem = "stdout line is not JSON: " + line.substr(0, 200);
+      return out;
+    }
+    last = line;
+  }
+  const json event = json::parse(last, nullptr, false);
+  if (event.is_discarded() || event.value("event", "") != "result") {
+    out.problem = "the last stdout line is not the result";
+    return out;
+  }
+  out.result = event["result"];
+  const std::string results = env_or("KILN_WORKER_RESULTS", "");
+  if (!results.empty()) {
+    std::filesystem::create_directories(results);
+    testing::write_text(std::filesystem::path(results) / (job.name + ".json"), out.result.dump(2));
+  }
+  return out;
+}
+
+// Runs independent verify jobs side by side (one GPU takes several small ones at once).
+std::vector<Outcome> run_all(const std::vector<Job>& jobs) {
+  std::vector<std::future<Outcome>> running;
+  for (const auto& job : jobs)
+    running.push_back(std::async(std::launch::async, [job] { return run(job); }));
+  std::vector<Outcome> outcomes;
+  for (auto& r : running) outcomes.push_back(r.get());
+  return outcomes;
+}
+
+std::vector<std::string> failed_gates(const json& result) {
+  std::vector<std::string> names;
+  for (const auto& g : result.value("gates", json::array())) {
+    if (!g.value("passed", true)) names.push_back(g.value("name", ""));
+  }
+  return names;
+}
+
+std::string brief(const Outcome& o) {
+  return o.problem + " status=" + o.result.value("status", "?") +
+         " error=" + o.result.value("error", "") + "\nstderr: " + o.stderr_tail;
+}
+
+void expect_passed(const Outcome& o) {
+  ASSERT_TRUE(o.problem.empty()) << brief(o);
+  if (prebuild()) return;
+  EXPECT_EQ(o.result.value("status", ""), "passed") << brief(o);
+  EXPECT_TRUE(failed_gates(o.result).empty()) << o.result.dump(1).substr(0, 3000);
+}
+
+TEST(WorkerGpu, EveryCheatIsRejectedByItsGate) {
+  const auto corpus = testing::source_dir() / "tests" / "corpus" / "cheats";
+  const json manifest = json::parse(testing::read_text(corpus / "cheats.json"));
+  std::vector<Job> jobs;
+  std::vector<std::string> gates;
+  for (const auto& cheat : manifest["cheats"]) {
+    Job job;
+    job.name = "cheat-" + cheat["name"].get<std::string>();
+    job.task = manifest["task"];
+    job.candidate = corpus / cheat["name"].get<std::string>() / "kernel.cu";
+    job.workloads = manifest["workloads"].get<std::vector<std::string>>();
+    jobs.push_back(job);
+    gates.push_back(cheat["gate"]);
+  }
+  const auto outcomes = run_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    SCOPED_TRACE(jobs[i].name + " (must fail " + gates[i] + ")");
+    const Outcome& o = outcomes[i];
+    ASSERT_TRUE(o.problem.empty()) << brief(o);
+    if (prebuild()) continue;
+    EXPECT_EQ(o.result.value("status", ""), "failed") << brief(o);
+    const auto failed = failed_gates(o.result);
+    EXPECT_NE(std::find(failed.begin(), failed.end(), gates[i]), failed.end())
+        << "failed gates: " << json(failed).dump() << "; error: " << o.result.value("error", "");
+  }
+}
+
+TEST(WorkerGpu, HonestKernelsPass) {
+  const auto tasks = testing::source_dir() / "tasks";
+  std::vector<Job> jobs;
+  Job starter{"fp16_gemm-starter",
+              "verify",
+              "fp16_gemm",
+              tasks / "fp16_gemm" / "starter.cu",
+              {"16x4096x4096", "4000x3000x2000"}};
+  Job rms_starter{"rmsnorm-starter",
+                  "verify",
+                  "rmsnorm",
+                  tasks / "rmsnorm" / "starter.cu",
+                  {"1x1024", "128x4096", "4096x16384"}};
+  Job rms_baseline{
+      "rmsnorm-baseline-as-candidate", "verify", "rmsnorm", tasks / "rmsnorm" / "baseline.cu", {}};
+  jobs = {starter, rms_starter, rms_baseline};
+  const auto outcomes = run_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    SCOPED_TRACE(jobs[i].name);
+    expect_passed(outcomes[i]);
+  }
+}
+
+TEST(WorkerGpu, TheCublasBaselineIsNoCandidate) {
+  // fp16_gemm's baseline calls cuBLAS, which the task bans for candidates.
+  const Outcome o = run({"fp16_gemm-baseline-as-candidate",
+                         "verify",
+                         "fp16_gemm",
+                         testing::source_dir() / "tasks" / "fp16_gemm" / "baseline.cu",
+                         {"16x4096x4096"}});
+  ASSERT_TRUE(o.problem.empty()) << brief(o);
+  if (prebuild()) return;
+  EXPECT_EQ(o.result.value("status", ""), "failed");
+  EXPECT_EQ(failed_gates(o.result), std::vector<std::string>{"banned_symbols"});
+}
+
+TEST(WorkerGpu, ZooGemmsPass) {
+  const auto zoo = testing::source_dir() / "kb" / "zoo";
+  std::vector<Job> jobs;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(zoo, ec)) {
+    const auto meta_path = entry.path() / "meta.json";
+    if (!std::filesystem::exists(meta_path) || !std::filesystem::exists(entry.path() / "kernel.cu"))
+      continue;
+    const json meta = json::parse(testing::read_text(meta_path), nullptr, false);
+    if (meta.is_discarded() || meta.value("op", "") != "gemm_tn") continue;
+    jobs.push_back({"zoo-" + entry.path().filename().string(),
+                    "verify",
+                    "fp16_gemm",
+                    entry.path() / "kernel.cu",
+                    {"16x4096x4096", "4000x3000x2000"}});
+  }
+  if (jobs.empty()) GTEST_SKIP() << "no gemm_tn entries under " << zoo;
+  const auto outcomes = run_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    SCOPED_TRACE(jobs[i].name);
+    expect_passed(outcomes[i]);
+  }
+}
+
+TEST(WorkerGpu, BenchmarkTimesAgainstTheBaseline) {
+  const auto tasks = testing::source_dir() / "tasks";
+  const json limits = {{"job_seconds", 240},
+                       {"min_samples", 10},
+                       {"max_samples", 60},
+                       {"target_rel_noise", 0.01},
+                       {"sample_time_cap_seconds", 8}};
+  for (Job job : {Job{"bench-fp16_gemm-starter",
+                      "benchmark",
+                      "fp16_gemm",
+                      tasks / "fp16_gemm" / "starter.cu",
+                      {"16x4096x4096", "1024x4096x4096"},
+                      limits},
+                  Job{"bench-rmsnorm-starter",
+                      "benchmark",
+                      "rmsnorm",
+                      tasks / "rmsnorm" / "starter.cu",
+                      {"1x4096", "4096x4096", "16384x16384"},
+                      limits}}) {
+    SCOPED_TRACE(job.name);
+    const Outcome o = run(job);
+    expect_passed(o);
+    if (prebuild()) continue;
+    for (const auto& row : o.result["workloads"]) {
+      SCOPED_TRACE(row.value("name", ""));
+      ASSERT_TRUE(row.contains("time_us")) << row.dump();
+      EXPECT_GE(row["time_us"]["samples"].get<int>(), 3);
+      EXPECT_GT(row["speedup"].get<double>(), 0);
+      EXPECT_GT(row["pct_of_peak"].get<double>(), 0);
+      EXPECT_LT(row["pct_of_peak"].get<double>(), 110);
+      // The CUPTI span never exceeds the events around the same call by much, and is not zero.
+      EXPECT_GT(row["time_us"]["median"].get<double>(), 0);
+    }
+    EXPECT_FALSE(o.result["summary"]["scored"]);  // a subset is never scored
+    EXPECT_TRUE(o.result["gpu"].contains("name"));
+  }
+}
+
+TEST(WorkerGpu, TheRmsnormBaselineAgainstItselfScoresOne) {
+  // An A/A run over the whole task: the same kernel as candidate and baseline must pass,
+  // be scored, and come out at a geometric-mean speedup of 1 within the noise.
+  Job job{"bench-rmsnorm-baseline-aa",
+          "benchmark",
+          "rmsnorm",
+          testing::source_dir() / "tasks" / "rmsnorm" / "baseline.cu",
+          {}};
+  job.limits = {{"job_seconds", 300},
+                {"min_samples", 10},
+                {"max_samples", 100},
+                {"target_rel_noise", 0.005},
+                {"sample_time_cap_seconds", 4}};
+  const Outcome o = run(job);
+  expect_passed(o);
+  if (prebuild()) return;
+  EXPECT_TRUE(o.result["summary"]["scored"]) << o.result["summary"].dump();
+  const double geomean = o.result["summary"].value("geomean_speedup", 0.0);
+  EXPECT_NEAR(geomean, 1.0, 0.03) << o.result["summary"].dump();
+  for (const auto& row : o.result["workloads"])
+    EXPECT_NEAR(row["speedup"].get<double>(), 1.0, 0.15) << row.dump();
+}
+
+TEST(WorkerGpu, ProfileAndSanitize) {
+  const auto tasks = testing::source_dir() / "tasks";
+  const auto cheats = testing::source_dir() / "tests" / "corpus" / "cheats";
+  Job profile{"profile-fp16_gemm-starter",
+              "profile",
+              "fp16_gemm",
+              tasks / "fp16_gemm" / "starter.cu",
+              {"1024x4096x4096"}};
+  profile.extra = {{"profile", {{"workload", "1024x4096x4096"}}}};
+  Job clean{
+      "sanitize-rmsnorm-starter", "sanitize", "rmsnorm", tasks / "rmsnorm" / "starter.cu", {}};
+  clean.extra = {
+      {"sanitize",
+       {{"tools", {"memcheck", "racecheck", "synccheck", "initcheck"}}, {"workload", "128x1024"}}}};
+  Job oob{"sanitize-cheat-out_of_bounds_write",
+          "sanitize",
+          "fp16_gemm",
+          cheats / "out_of_bounds_write" / "kernel.cu",
+          {}};
+  oob.extra = {{"sanitize", {{"tools", {"memcheck"}}, {"workload", "16x4096x4096"}}}};
+  Job uninit{"sanitize-cheat-uninitialized_read",
+             "sanitize",
+             "fp16_gemm",
+             cheats / "uninitialized_read" / "kernel.cu",
+             {}};
+  uninit.extra = {{"sanitize", {{"tools", {"initcheck"}}, {"workload", "16x4096x4096"}}}};
+  const auto outcomes = run_all({profile, clean, oob, uninit});
+  if (prebuild()) return;
+  {
+    SCOPED_TRACE("profile");
+    const Outcome& o = outcomes[0];
+    ASSERT_TRUE(o.problem.empty()) << brief(o);
+    if (o.result.value("status", "") == "error")
+      GTEST_SKIP() << "ncu unusable here: " << o.result.value("error", "");
+    EXPECT_EQ(o.result.value("status", ""), "passed") << brief(o);
+    ASSERT_FALSE(o.result["profile"]["kernels"].empty());
+    const json& k = o.result["profile"]["kernels"][0];
+    EXPECT_GT(k["duration_us"].get<double>(), 0);
+    EXPECT_GT(k["registers"].get<int>(), 0);
+  }
+  {
+    SCOPED_TRACE("sanitize clean");
+    EXPECT_EQ(outcomes[1].result.value("status", ""), "passed") << brief(outcomes[1]);
+  }
+  {
+    SCOPED_TRACE("sanitize out of bounds");
+    const Outcome& o = outcomes[2];
+    EXPECT_EQ(o.result.value("status", ""), "failed") << brief(o);
+    EXPECT_NE(o.result.value("error", "").find("kernel.cu:"), std::string::npos)
+        << o.result.dump(1);
+  }
+  {
+    SCOPED_TRACE("sanitize uninitialized");
+    EXPECT_EQ(outcomes[3].result.value("status", ""), "failed") << brief(outcomes[3]);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::worker

@@ -1,0 +1,58 @@
+#include "worker_test_support.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/worker/subprocess.h"
+
+namespace kiln::worker::testing {
+
+TempDir::TempDir() {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "kiln-worker-test-XXXXXX").string();
+  char* made = ::mkdtemp(pattern.data());
+  path_ = made != nullptr ? std::filesystem::path(made) : std::filesystem::temp_directory_path();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::filesystem::path source_dir() {
+  if (const char* env = std::getenv("KILN_SOURCE_DIR"); env != nullptr && *env != '\0') return env;
+  return KILN_SOURCE_DIR;
+}
+
+std::filesystem::path build_shared_object(const std::filesystem::path& dir, const std::string& name,
+                                          const std::string& source,
+                                          const std::vector<std::string>& flags) {
+  const auto cpp = dir / (name + ".cpp");
+  const auto so = dir / (name + ".so");
+  write_text(cpp, source);
+  std::vector<std::string> argv = {"g++", "-std=c++20", "-O1", "-fPIC", "-shared"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-o", so.string(), cpp.string()});
+  const ProcessResult result = run_process(argv);
+  EXPECT_TRUE(result.ok()) << result.describe() << "\n" << result.output;
+  return result.ok() ? so : std::filesystem::path();
+}
+
+}  // namespace kiln::worker::testing

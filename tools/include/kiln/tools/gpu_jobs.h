@@ -1,0 +1,77 @@
+// What the GPU tools (benchmark, profile) share: where a candidate may come from (a
+// file inside the run directory, or inline source), which runner takes the job, how
+// its events become MCP progress, and the store every result goes into.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "kiln/base/result.h"
+#include "kiln/frontier/result_store.h"
+#include "kiln/mcp/call_context.h"
+#include "kiln/mcp/tool.h"
+#include "kiln/runner/job_body.h"
+#include "kiln/runner/runner_selector.h"
+#include "kiln/tools/task_source.h"
+
+namespace kiln::tools {
+
+struct GpuJobsConfig {
+  std::filesystem::path root;        // candidate paths must lie inside (the run dir or project)
+  std::filesystem::path results_db;  // the result store file
+  runner::RunnerSettings runner;
+};
+
+struct Candidate {
+  std::string source;
+  std::string path;  // relative to the root; empty for inline source
+};
+
+// A finished job, stored.
+struct GpuJobResult {
+  nlohmann::json result;  // RESULT
+  std::string state;      // finished | cancelled
+  std::string job_id;
+  std::string runner;     // "local" or the URL
+  std::string result_id;  // empty when it could not be stored (store_error says why)
+  std::string store_error;
+};
+
+// The tool result for a finished job: the RESULT (build log and mismatch lists trimmed)
+// plus job_id, runner and result_id as structuredContent, `text` as text, and isError
+// unless the candidate passed.
+mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text);
+
+// The last `max` characters of `text`, marked when cut.
+std::string clip_tail(const std::string& text, size_t max);
+
+class GpuJobs {
+ public:
+  GpuJobs(std::shared_ptr<TaskSource> tasks, GpuJobsConfig config);
+
+  // The task named by the tool's `task` argument, or the run's task when empty.
+  Result<std::shared_ptr<const tasks::Task>> task(const std::string& name);
+
+  // `candidate` (a path) or `source` (inline), exactly one. Paths resolve against the
+  // root, after symlinks, and must stay inside it.
+  Result<Candidate> candidate(const nlohmann::json& arguments) const;
+
+  // Sends the job to a runner, reports its events as progress on `context`, cancels it
+  // when the client cancels, and stores the RESULT. `total` is the workload count.
+  Result<GpuJobResult> run(const tasks::Task& task, const runner::JobSpec& spec,
+                           const Candidate& candidate, mcp::CallContext& context, size_t total);
+
+ private:
+  Result<frontier::ResultStore*> store();
+
+  std::shared_ptr<TaskSource> tasks_;
+  GpuJobsConfig config_;
+  runner::RunnerSelector selector_;
+  std::mutex store_mutex_;
+  std::unique_ptr<frontier::ResultStore> store_;
+};
+
+}  // namespace kiln::tools

@@ -1,0 +1,207 @@
+#include "kiln/tools/gpu_jobs.h"
+
+#include <algorithm>
+
+#include "kiln/base/file.h"
+
+namespace kiln::tools {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr uintmax_t kMaxCandidateBytes = 1u << 20;
+
+std::string event_message(const json& event) {
+  const std::string type = event.value("event", "");
+  if (type == "stage") return "stage " + event.value("stage", "?");
+  if (type == "state") {
+    const std::string state = event.value("state", "");
+    if (state == "queued")
+      return "queued, " + std::to_string(event.value("position", 0)) + " job(s) ahead";
+    if (state == "running") return "running on GPU " + std::to_string(event.value("gpu", 0));
+    return state;
+  }
+  if (type == "progress") {
+    std::string text = "workload";
+    if (event.contains("workload")) text += " " + event.value("workload", "");
+    if (event.contains("index") && event.contains("total"))
+      text += " (" + std::to_string(event.value("index", 0)) + "/" +
+              std::to_string(event.value("total", 0)) + ")";
+    if (event.contains("message")) text += ": " + event.value("message", "");
+    return text;
+  }
+  return event.value("message", "");
+}
+
+constexpr size_t kMaxLogChars = 1500;
+
+// The RESULT for structuredContent: logs and mismatch lists trimmed to stay small.
+json compact(json result) {
+  if (result.contains("build") && result["build"].is_object() && result["build"].contains("log") &&
+      result["build"]["log"].is_string())
+    result["build"]["log"] = clip_tail(result["build"]["log"].get<std::string>(), kMaxLogChars);
+  if (result.contains("log_tail") && result["log_tail"].is_string())
+    result["log_tail"] = clip_tail(result["log_tail"].get<std::string>(), kMaxLogChars);
+  if (result.contains("workloads") && result["workloads"].is_array()) {
+    for (auto& row : result["workloads"]) {
+      if (!row.is_object() || !row.contains("errors") || !row["errors"].is_object()) continue;
+      json& errors = row["errors"];
+      if (errors.contains("first_mismatches") && errors["first_mismatches"].is_array() &&
+          errors["first_mismatches"].size() > 3)
+        errors["first_mismatches"].erase(errors["first_mismatches"].begin() + 3,
+                                         errors["first_mismatches"].end());
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string clip_tail(const std::string& text, size_t max) {
+  return text.size() <= max ? text : "…" + text.substr(text.size() - max);
+}
+
+mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text) {
+  mcp::ToolResult out;
+  out.structured = compact(job.result);
+  out.structured["job_id"] = job.job_id;
+  out.structured["runner"] = job.runner;
+  if (!job.result_id.empty()) out.structured["result_id"] = job.result_id;
+  out.text = std::move(text);
+  if (job.state == "cancelled") {
+    out.structured["status"] = "cancelled";
+    out.text = "cancelled: job " + job.job_id + " was stopped on runner " + job.runner +
+               "; nothing was measured\n";
+  }
+  if (!job.store_error.empty()) {
+    out.structured["store_error"] = job.store_error;
+    out.text += "not stored: " + job.store_error + "\n";
+  }
+  out.is_error = out.structured.value("status", "error") != "passed";
+  return out;
+}
+
+GpuJobs::GpuJobs(std::shared_ptr<TaskSource> tasks, GpuJobsConfig config)
+    : tasks_(std::move(tasks)), config_(std::move(config)), selector_(config_.runner) {}
+
+Result<std::shared_ptr<const tasks::Task>> GpuJobs::task(const std::string& name) {
+  auto task = tasks_->get(name);
+  if (task) return task;
+  // TaskSource speaks for get_task, whose argument is `name`; these tools call it `task`.
+  std::string message = task.error().message;
+  if (auto at = message.find("with `name`"); at != std::string::npos)
+    message.replace(at, 11, "with `task`");
+  return make_error(message);
+}
+
+Result<Candidate> GpuJobs::candidate(const json& arguments) const {
+  const bool has_path =
+      arguments.contains("candidate") && !arguments["candidate"].get<std::string>().empty();
+  const bool has_source =
+      arguments.contains("source") && !arguments["source"].get<std::string>().empty();
+  if (has_path == has_source)
+    return make_error(
+        "give exactly one of `candidate` (a kernel.cu path inside the run directory) or `source` "
+        "(the code inline)");
+  if (has_source) {
+    std::string source = arguments["source"].get<std::string>();
+    if (source.size() > kMaxCandidateBytes)
+      return make_error("`source` is over 1 MiB; a kernel.cu that large is not a candidate");
+    return Candidate{std::move(source), ""};
+  }
+  const std::string requested = arguments["candidate"].get<std::string>();
+  std::error_code error;
+  const fs::path root = fs::weakly_canonical(config_.root, error);
+  fs::path path =
+      fs::path(requested).is_absolute() ? fs::path(requested) : config_.root / requested;
+  path = fs::weakly_canonical(path, error);
+  const fs::path inside = path.lexically_relative(root);
+  if (error || inside.empty() || *inside.begin() == "..")
+    return make_error("`" + requested + "` lies outside the run directory " + root.string() +
+                      "; benchmark only files inside it (e.g. worktree/candidates/...), or pass "
+                      "the code as `source`");
+  if (!fs::is_regular_file(path, error))
+    return make_error("`" + requested + "` is not a file in " + root.string());
+  if (fs::file_size(path, error) > kMaxCandidateBytes)
+    return make_error("`" + requested + "` is over 1 MiB; that is not a kernel.cu");
+  auto source = read_file(path);
+  if (!source) return source.error();
+  return Candidate{std::move(*source), inside.generic_string()};
+}
+
+Result<frontier::ResultStore*> GpuJobs::store() {
+  std::lock_guard lock(store_mutex_);
+  if (!store_) {
+    auto opened = frontier::ResultStore::open(config_.results_db);
+    if (!opened) return opened.error();
+    store_ = std::move(opened).value();
+  }
+  return store_.get();
+}
+
+Result<GpuJobResult> GpuJobs::run(const tasks::Task& task, const runner::JobSpec& spec,
+                                  const Candidate& candidate, mcp::CallContext& context,
+                                  size_t total) {
+  auto body = runner::make_job_body(task, spec);
+  if (!body) return body.error();
+  auto choice = selector_.choose();
+  if (!choice) return choice.error();
+
+  double done = 0;
+  runner::RunCallbacks callbacks;
+  callbacks.cancelled = [&context] { return context.cancelled(); };
+  callbacks.on_event = [&](const json& event) {
+    const std::string type = event.value("event", "");
+    if (type == "log") {
+      const std::string level = event.value("level", "info");
+      context.log(level == "error"     ? mcp::LogLevel::kError
+                  : level == "warning" ? mcp::LogLevel::kWarning
+                                       : mcp::LogLevel::kInfo,
+                  "runner", event.value("message", ""));
+      return;
+    }
+    // Progress must increase: workloads count whole steps, other events a sliver; once
+    // at the total, later events (stage done, finished) are not worth a notification.
+    double next = done + 0.001;
+    if (type == "progress" && event.contains("index") && event["index"].is_number())
+      next = std::max(next, event["index"].get<double>());
+    if (total > 0 && next > static_cast<double>(total)) return;
+    done = next;
+    context.progress(done,
+                     total > 0 ? std::optional<double>(static_cast<double>(total)) : std::nullopt,
+                     event_message(event));
+  };
+  auto outcome = choice->client.run(*body, callbacks);
+  if (!outcome) return outcome.error();
+
+  GpuJobResult out;
+  out.result = outcome->result;
+  out.state = outcome->state;
+  out.job_id = outcome->job_id;
+  out.runner = choice->label;
+  if (out.state == "cancelled") return out;  // nothing was measured
+  auto opened = store();
+  if (!opened) {
+    out.store_error = opened.error().message;
+    return out;
+  }
+  frontier::NewResult record;
+  record.kind = std::string(runner::kind_name(spec.kind));
+  record.task_name = task.name;
+  record.task_sha256 = task.sha256;
+  record.candidate_source = candidate.source;
+  record.source_path = candidate.path;
+  record.runner = out.runner;
+  record.job_id = out.job_id;
+  record.result = out.result;
+  auto stored = (*opened)->insert(record);
+  if (stored)
+    out.result_id = stored->id;
+  else
+    out.store_error = stored.error().message;
+  return out;
+}
+
+}  // namespace kiln::tools
