@@ -231,14 +231,6 @@ TEST(KilnBinary, NoSubcommandIsAnError) {
   EXPECT_FALSE(run.err.empty());
 }
 
-TEST(KilnBinary, OptionThatTheCallHelpMentionsExists) {
-  Outcome help = run_kiln({"call", "--help"});
-  if (help.out.find("--list") == std::string::npos) GTEST_SKIP() << "the help names no --list";
-  Outcome run = run_kiln({"call", "--list"});
-  EXPECT_EQ(run.code, 0) << "`kiln call --help` points at `kiln call --list`, which fails: "
-                         << run.err;
-}
-
 TEST(KilnCall, GetTaskPrintsTheContract) {
   Outcome run = run_kiln({"call", "get_task"});
   EXPECT_EQ(run.code, 0) << run.err;
