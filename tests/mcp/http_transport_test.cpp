@@ -444,8 +444,8 @@ TEST_F(HttpTransportTest, DeletingASessionEndsItsOpenStream) {
 TEST_F(HttpTransportTest, NotificationsOfAFinishedRequestDoNotLeakIntoOtherPosts) {
   ASSERT_TRUE(start());
   std::string session = open_session();
-  auto stubborn = std::async(std::launch::async, [&] {
-    return post(tool_call(1, "stubborn", {{"ms", 1500}}, "tok"), headers(session));
+  auto uncancellable = std::async(std::launch::async, [&] {
+    return post(tool_call(1, "uncancellable", {{"ms", 1500}}, "tok"), headers(session));
   });
   std::this_thread::sleep_for(50ms);
   auto cancel =
@@ -462,7 +462,7 @@ TEST_F(HttpTransportTest, NotificationsOfAFinishedRequestDoNotLeakIntoOtherPosts
       if (event.value("method", "") == "notifications/progress") ++leaked;
   }
   EXPECT_EQ(leaked, 0) << "ping replies carried progress notifications of the cancelled request 1";
-  ASSERT_EQ(stubborn.wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(uncancellable.wait_for(10s), std::future_status::ready);
 }
 
 TEST_F(HttpTransportTest, BatchIsBadRequestUnder20250618) {

@@ -222,7 +222,7 @@ TEST_F(SessionTest, ToolsListListsTheTools) {
   std::vector<std::string> names;
   for (const auto& tool : tools) names.push_back(tool["name"]);
   EXPECT_EQ(names,
-            (std::vector<std::string>{"echo", "fail", "log", "progress", "slow", "stubborn"}));
+            (std::vector<std::string>{"echo", "fail", "log", "progress", "slow", "uncancellable"}));
 }
 
 TEST_F(SessionTest, ToolCallSucceedsWithStructuredContent) {

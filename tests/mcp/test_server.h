@@ -103,9 +103,9 @@ inline Tool slow_tool(std::shared_ptr<SlowProbe> probe) {
   return tool;
 }
 
-// stubborn {ms}: ignores cancellation and reports progress every millisecond for `ms`.
-inline Tool stubborn_tool() {
-  Tool tool = make_tool("stubborn");
+// uncancellable {ms}: ignores cancellation and reports progress every millisecond for `ms`.
+inline Tool uncancellable_tool() {
+  Tool tool = make_tool("uncancellable");
   tool.input_schema = flat_object_schema({{"ms", {{"type", "integer"}, {"minimum", 0}}}});
   tool.handler = [](const json& arguments, CallContext& context) {
     const auto deadline =
@@ -167,7 +167,7 @@ inline std::unique_ptr<Server> make_test_server(std::shared_ptr<SlowProbe> probe
   info.version = "0.0.1";
   info.instructions = "test server";
   auto server = std::make_unique<Server>(info);
-  for (Tool tool : {echo_tool(), slow_tool(std::move(probe)), stubborn_tool(), progress_tool(),
+  for (Tool tool : {echo_tool(), slow_tool(std::move(probe)), uncancellable_tool(), progress_tool(),
                     log_tool(), throwing_tool()}) {
     auto status = server->tools().add(std::move(tool));
     if (!status) throw std::logic_error(status.error().message);
