@@ -1,4 +1,4 @@
-// Shared by the runner tests: a temporary folder, an in-process runner that starts the
+// Shared by the runner tests: the shared TempDir, an in-process runner that starts the
 // fake worker, job bodies for the bundled fp16_gemm task, and process checks.
 #pragma once
 
@@ -21,39 +21,15 @@
 #include "kiln/runner/job_body.h"
 #include "kiln/runner/runner_server.h"
 #include "kiln/tasks/task.h"
+#include "support/temp_dir.h"
 
 namespace kiln::runner::testing {
 
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "kiln_runner_test_XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using kiln::testing::TempDir;
+using kiln::testing::read_text;
 
 inline const tasks::Task& bundled_task() {
   static const tasks::Task task = [] {
