@@ -1,0 +1,66 @@
+// A finding of a check engine (synccheck or racecheck): what is wrong, where in the .cu and the
+// PTX, why it matters and how to fix it. Every engine (static on PTX, dynamic on the simulator,
+// compute-sanitizer on a GPU) reports in this one format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace kiln::check {
+
+enum class Severity : uint8_t { Error, Warning };
+
+// The kinds synccheck reports. The corpus under tests/corpus/sync/ names these strings.
+enum class FindingKind : uint8_t {
+  BarrierDivergence,       // "barrier_divergence": bar.sync/barrier.sync.aligned reachable
+                           // under thread-divergent control (early return, divergent loop)
+  CollectiveDivergence,    // "collective_divergence": shfl/vote/redux/match .sync, ldmatrix,
+                           // stmatrix, mma.sync, wgmma executed under intra-warp divergence
+  CollectiveMask,          // "collective_mask": a .sync mask naming lanes that are not there
+  NamedBarrierMismatch,    // "named_barrier_mismatch": one barrier id used with different
+                           // thread counts, or a count that is not a multiple of 32
+  MbarrierUninitialized,   // "mbarrier_uninitialized": an mbarrier used before mbarrier.init
+  MbarrierInitFence,       // "mbarrier_init_fence": init not made visible (fence + barrier)
+                           // before other threads or the async proxy use it
+  AsyncCopyUnwaited,       // "async_copy_unwaited": cp.async data read before wait_group/
+                           // wait_all (and a barrier, when other threads read it)
+  BulkCopyNoExpectTx,      // "bulk_copy_no_expect_tx": cp.async.bulk completing on an
+                           // mbarrier that no arrive.expect_tx / expect_tx arms
+  WgmmaFence,              // "wgmma_fence": wgmma.mma_async without wgmma.fence before it or
+                           // without commit_group + wait_group before its results are used
+  Incomplete,              // "incomplete": a construct the engine could not analyze
+};
+
+std::string_view finding_kind_name(FindingKind kind);
+std::string_view severity_name(Severity severity);
+
+struct Finding {
+  Severity severity = Severity::Error;
+  FindingKind kind = FindingKind::BarrierDivergence;
+  std::string function;     // the PTX function (mangled) it is in
+  std::string source_file;  // the .cu file, empty when the PTX has no line info
+  uint32_t source_line = 0;
+  uint32_t source_column = 0;
+  uint32_t ptx_line = 0;
+  std::string instruction;  // the PTX instruction as written, e.g. "bar.sync 0;"
+  std::string message;      // what is wrong, in one or two sentences
+  std::string fix_hint;     // what to do about it
+};
+
+// clean: nothing found and everything analyzed; findings: at least one error or warning;
+// incomplete: nothing found, but part of the code could not be analyzed.
+enum class Verdict : uint8_t { Clean, Findings, Incomplete };
+
+std::string_view verdict_name(Verdict verdict);
+
+struct CheckReport {
+  Verdict verdict = Verdict::Clean;
+  std::vector<Finding> findings;
+  std::vector<std::string> notes;  // what was not analyzed and why (verdict incomplete)
+};
+
+}  // namespace kiln::check
