@@ -1,0 +1,40 @@
+// kiln's own exports for the driver (kiln/sim/runtime_ext.h).
+#include "kiln/sim/runtime_ext.h"
+
+#include <mutex>
+#include <string>
+
+#include "runtime_state.h"
+
+namespace rt = kiln::sim::runtime;
+
+extern "C" {
+
+const char* kiln_sim_last_faults(void) {
+  thread_local std::string text;
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  text = state.last_faults.dump();
+  return text.c_str();
+}
+
+const char* kiln_sim_report(void) {
+  thread_local std::string text;
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  nlohmann::json report = {{"launches", state.launches},
+                           {"last_faults", state.last_faults},
+                           {"diagnostics", state.diagnostics}};
+  text = report.dump();
+  return text.c_str();
+}
+
+void kiln_sim_clear_report(void) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  state.launches = nlohmann::json::array();
+  state.last_faults = nlohmann::json::array();
+  state.diagnostics.clear();
+}
+
+}  // extern "C"

@@ -1,0 +1,223 @@
+// Streams and events. Every operation completes before its call returns, so streams need no
+// queue: they are handles to validate. Events carry a logical clock (runtime_state.h) that
+// advances by one per launch or copy; cudaEventElapsedTime reports kMillisecondsPerTick per
+// step, a consistent stand-in that never claims to be measured time (README.md).
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
+
+#include "error_state.h"
+#include "runtime_state.h"
+
+namespace rt = kiln::sim::runtime;
+
+namespace kiln::sim::runtime {
+namespace {
+
+constexpr float kMillisecondsPerTick = 0.001f;
+
+cudaError_t create_stream(cudaStream_t* stream, unsigned flags, int priority) {
+  auto& state = RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (stream == nullptr) return fail(cudaErrorInvalidValue, "cudaStreamCreate: null pStream");
+  auto record = std::make_unique<StreamRecord>(StreamRecord{flags, priority});
+  *stream = reinterpret_cast<cudaStream_t>(record.get());
+  state.streams[record.get()] = std::move(record);
+  return cudaSuccess;
+}
+
+// For calls that wait on a stream: the sticky error of a faulted launch surfaces here.
+cudaError_t synchronize_stream(const char* api, cudaStream_t stream) {
+  auto& state = RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (!state.is_valid_stream(stream))
+    return fail(cudaErrorInvalidResourceHandle, std::string(api) + ": no such stream");
+  if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess)
+    return fail(sticky, std::string(api) + ": an earlier launch faulted");
+  return cudaSuccess;
+}
+
+EventRecord* find_event(RuntimeState& state, cudaEvent_t event) {
+  auto it = state.events.find(event);
+  return it == state.events.end() ? nullptr : it->second.get();
+}
+
+cudaError_t record_event(const char* api, cudaEvent_t event, cudaStream_t stream) {
+  auto& state = RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  EventRecord* record = find_event(state, event);
+  if (record == nullptr)
+    return fail(cudaErrorInvalidResourceHandle, std::string(api) + ": no such event");
+  if (!state.is_valid_stream(stream))
+    return fail(cudaErrorInvalidResourceHandle, std::string(api) + ": no such stream");
+  record->recorded = true;
+  record->tick = state.clock;
+  return cudaSuccess;
+}
+
+}  // namespace
+}  // namespace kiln::sim::runtime
+
+extern "C" {
+
+cudaError_t cudaStreamCreate(cudaStream_t* pStream) { return rt::create_stream(pStream, 0, 0); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
+  return rt::create_stream(pStream, flags, 0);
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags,
+                                         int priority) {
+  return rt::create_stream(pStream, flags, priority);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (state.streams.erase(stream) == 0)
+    return rt::fail(cudaErrorInvalidResourceHandle,
+                    "cudaStreamDestroy: not a stream created with cudaStreamCreate (the default "
+                    "stream cannot be destroyed)");
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  return rt::synchronize_stream("cudaStreamSynchronize", stream);
+}
+
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+  return rt::synchronize_stream("cudaStreamSynchronize", stream);
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  return rt::synchronize_stream("cudaStreamQuery", stream);
+}
+
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+  return rt::synchronize_stream("cudaStreamQuery", stream);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (!state.is_valid_stream(stream))
+    return rt::fail(cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent: no such stream");
+  if (rt::find_event(state, event) == nullptr)
+    return rt::fail(cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent: no such event");
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
+                                     unsigned int flags) {
+  return cudaStreamWaitEvent(stream, event, flags);
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (flags == nullptr || !state.is_valid_stream(hStream))
+    return rt::fail(cudaErrorInvalidResourceHandle, "cudaStreamGetFlags: no such stream");
+  auto it = state.streams.find(hStream);
+  *flags = it == state.streams.end() ? 0 : it->second->flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (priority == nullptr || !state.is_valid_stream(hStream))
+    return rt::fail(cudaErrorInvalidResourceHandle, "cudaStreamGetPriority: no such stream");
+  auto it = state.streams.find(hStream);
+  *priority = it == state.streams.end() ? 0 : it->second->priority;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  if (leastPriority != nullptr) *leastPriority = 0;
+  if (greatestPriority != nullptr) *greatestPriority = -5;  // as on an H200
+  return cudaSuccess;
+}
+
+// Host functions run at once: everything enqueued before them has already completed.
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  const cudaError_t error = rt::synchronize_stream("cudaLaunchHostFunc", stream);
+  if (error == cudaSuccess && fn != nullptr) fn(userData);
+  return error;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void* userData, unsigned int /*flags*/) {
+  const cudaError_t error = rt::synchronize_stream("cudaStreamAddCallback", stream);
+  if (callback != nullptr) callback(stream, error, userData);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  return rt::synchronize_stream("cudaDeviceSynchronize", nullptr);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (event == nullptr) return rt::fail(cudaErrorInvalidValue, "cudaEventCreate: null event");
+  auto record = std::make_unique<rt::EventRecord>();
+  record->flags = flags;
+  *event = reinterpret_cast<cudaEvent_t>(record.get());
+  state.events[record.get()] = std::move(record);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (state.events.erase(event) == 0)
+    return rt::fail(cudaErrorInvalidResourceHandle, "cudaEventDestroy: no such event");
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return rt::record_event("cudaEventRecord", event, stream);
+}
+
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  return rt::record_event("cudaEventRecord", event, stream);
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+                                     unsigned int /*flags*/) {
+  return rt::record_event("cudaEventRecordWithFlags", event, stream);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (rt::find_event(state, event) == nullptr)
+    return rt::fail(cudaErrorInvalidResourceHandle, "cudaEventQuery: no such event");
+  return rt::sticky_error();
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) { return cudaEventQuery(event); }
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (ms == nullptr) return rt::fail(cudaErrorInvalidValue, "cudaEventElapsedTime: null ms");
+  rt::EventRecord* first = rt::find_event(state, start);
+  rt::EventRecord* last = rt::find_event(state, end);
+  if (first == nullptr || last == nullptr)
+    return rt::fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: no such event");
+  if ((first->flags & cudaEventDisableTiming) != 0 || (last->flags & cudaEventDisableTiming) != 0)
+    return rt::fail(cudaErrorInvalidResourceHandle,
+                    "cudaEventElapsedTime: an event was created with cudaEventDisableTiming");
+  if (!first->recorded || !last->recorded)
+    return rt::fail(cudaErrorInvalidResourceHandle,
+                    "cudaEventElapsedTime: an event was never recorded (call cudaEventRecord)");
+  const double ticks = static_cast<double>(last->tick) - static_cast<double>(first->tick);
+  *ms = static_cast<float>(ticks) * rt::kMillisecondsPerTick;
+  return cudaSuccess;
+}
+
+}  // extern "C"
