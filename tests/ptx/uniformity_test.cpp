@@ -189,6 +189,24 @@ TEST(Uniformity, TreatsWarpAndWarpGroupIndicesAsWarpUniform) {
   EXPECT_TRUE(y.u().is_branch_divergent(0));
 }
 
+TEST(Uniformity, TreatsTidComparedWithAWarpBoundaryAsWarpUniform) {
+  const std::string body =
+      "mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 128;\nsetp.gt.u32 %p2, %r1, 127;\n"
+      "setp.ge.s32 %p3, %r1, 64;\nsetp.lt.u32 %p4, %r1, 100;\nsetp.eq.u32 %p5, %r1, 0;\n"
+      "and.b32 %r2, %r1, 31;\nsetp.lt.u32 %p6, %r2, 16;\nret;";
+  Analyzed x = analyze(kernel(body));
+  EXPECT_EQ(x.u().result_level(1), kWarp);       // tid < 128: warps 0-3
+  EXPECT_EQ(x.u().result_level(2), kWarp);       // tid > 127
+  EXPECT_EQ(x.u().result_level(3), kWarp);       // tid >= 64
+  EXPECT_EQ(x.u().result_level(4), kDivergent);  // tid < 100 splits warp 3
+  EXPECT_EQ(x.u().result_level(5), kDivergent);  // tid == 0
+  EXPECT_EQ(x.u().result_level(7), kDivergent);  // lane < 16
+
+  UniformityOptions unaligned;
+  unaligned.warp_aligned_x = false;
+  EXPECT_EQ(analyze(kernel(body), unaligned).u().result_level(1), kDivergent);
+}
+
 TEST(Uniformity, LetsReqntidDecideWhetherRowsAreWarpAligned) {
   std::string text = kernel("mov.u32 %r1, %tid.y;\nret;");
   text.replace(text.find("\n{"), 2, "\n.reqntid 48, 4, 1\n{");
@@ -234,8 +252,9 @@ TEST(Uniformity, FindsTheDivergentBarrierInTheCorpusKernel) {
   auto good = analyze_function(right);
   const InstructionId inner_bar = find(wrong, "bar.sync", 0);
   const InstructionId outer_bar = find(wrong, "bar.sync", 1);
-  EXPECT_TRUE(bad->uniformity.executed_under_divergent_control(inner_bar));
-  EXPECT_FALSE(bad->uniformity.executed_under_divergent_control(outer_bar));
+  // if (threadIdx.x < 64): whole warps skip the barrier, so it is warp-uniform, still a bug.
+  EXPECT_EQ(bad->uniformity.control_level(inner_bar), kWarp);
+  EXPECT_EQ(bad->uniformity.control_level(outer_bar), kUniform);
   EXPECT_EQ(good->uniformity.control_level(find(right, "bar.sync", 0)), kUniform);
   EXPECT_EQ(good->uniformity.control_level(find(right, "bar.sync", 1)), kUniform);
 }

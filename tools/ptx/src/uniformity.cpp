@@ -99,6 +99,24 @@ std::optional<ThreadValue> pattern_result(const Instruction& inst,
       return detail::bit_field(values[1], static_cast<uint32_t>(std::min<uint64_t>(*pos, 127)),
                                static_cast<uint32_t>(std::min<uint64_t>(*len, 127)));
     }
+    case Opcode::Setp: {
+      // %tid.x against a warp boundary: tid < 32k (and >=, and <= / > 32k - 1) holds for whole
+      // warps, as in `if (threadIdx.x < 128)` picking warps 0-3 in warp-specialized code.
+      const std::optional<uint64_t> k = immediate(inst, 2);
+      if (!k || values.size() < 2 || values[1] != detail::exact_tid_x() ||
+          inst.has_modifier("and") || inst.has_modifier("or") || inst.has_modifier("xor")) {
+        return std::nullopt;
+      }
+      const bool strict = inst.has_modifier("lt") || inst.has_modifier("lo") ||
+                          inst.has_modifier("ge") || inst.has_modifier("hs");
+      const bool inclusive = inst.has_modifier("le") || inst.has_modifier("ls") ||
+                             inst.has_modifier("gt") || inst.has_modifier("hi");
+      const uint64_t boundary = inclusive ? *k + 1 : *k;
+      if ((strict || inclusive) && boundary % 32 == 0) {
+        return detail::from_level(Uniformity::WarpUniform);
+      }
+      return std::nullopt;
+    }
     default:
       return std::nullopt;
   }

@@ -61,6 +61,14 @@ struct CheckReport {
   Verdict verdict = Verdict::Clean;
   std::vector<Finding> findings;
   std::vector<std::string> notes;  // what was not analyzed and why (verdict incomplete)
+
+  // Sets the verdict from the findings and notes.
+  void finish();
 };
+
+nlohmann::json to_json(const Finding& finding);
+nlohmann::json to_json(const CheckReport& report);
+// "error barrier_divergence kernel.cu:42:5 (ptx 118): message"
+std::string to_string(const Finding& finding);
 
 }  // namespace kiln::check

@@ -12,7 +12,8 @@
 //                any shuffle of a warp-uniform value, and (with warp-aligned rows, the default)
 //                %tid.y, %tid.z and any value built from %tid.x by shifts, masks, bit-field
 //                extracts and power-of-two multiplies and divides that drops the lane bits
-//                0..4: tid >> 5, tid / 128, tid & -32, (tid >> 1) & ~63. A branch at this level
+//                0..4: tid >> 5, tid / 128, tid & -32, (tid >> 1) & ~63, and %tid.x compared
+//                with a warp boundary (tid < 128, tid > 127). A branch at this level
 //                never splits a warp but does split the CTA: a CTA barrier (bar.sync) under it is
 //                still suspect, while warp-synchronous code (shfl, vote, mma) is fine. Queries
 //                named is_divergent/executed_under_divergent_control mean the Divergent level only;

@@ -1,0 +1,194 @@
+// Control flow and CTA synchronization: bra (with the reconvergence stack), ret/exit, trap,
+// bar/barrier, and the instructions that only schedule (nanosleep, setmaxnreg, griddepcontrol).
+#include <bit>
+#include <string>
+
+#include "barrier.h"
+#include "decoder.h"
+#include "exec.h"
+
+namespace kiln::sim {
+
+namespace {
+
+using ptx::Opcode;
+
+uint32_t first_lane(uint32_t mask) {
+  return mask == 0 ? 0 : static_cast<uint32_t>(std::countr_zero(mask));
+}
+
+void branch(Exec& x, const Inst& in, uint32_t taken) {
+  Warp& w = *x.warp;
+  uint32_t active = w.stack.back().mask;
+  if (taken == active) {
+    w.pc = in.target;
+    return;
+  }
+  if (taken == 0) return;
+  ++x.counters.divergent_branches;
+  uint32_t fall = w.pc;
+  uint32_t rpc = in.reconverge;
+  w.stack.back().pc = rpc;
+  if (fall != rpc) w.stack.push_back({fall, rpc, active & ~taken});
+  if (in.target != rpc) w.stack.push_back({in.target, rpc, taken});
+  w.pc = w.stack.back().pc;
+}
+
+void trap(Exec& x, const Inst& in, uint32_t mask) {
+  if (mask == 0) return;
+  x.fault(in, first_lane(mask), "trap", 0,
+          "the kernel executed trap (an assert or __trap() failed); look at the condition "
+          "guarding it at the reported line");
+}
+
+void no_op(Exec&, const Inst&, uint32_t) {}
+
+void yield(Exec& x, const Inst&, uint32_t) { x.event |= kEventYield; }
+
+void setmaxnreg(Exec& x, const Inst& in, uint32_t mask) {
+  if (mask == 0) return;
+  if (in.imm < 24 || in.imm > 256 || in.imm % 8 != 0) {
+    x.fault(in, first_lane(mask), "invalid_launch", 0,
+            "setmaxnreg needs a register count in 24..256 that is a multiple of 8, got " +
+                std::to_string(in.imm));
+  }
+}
+
+// bar.sync / barrier.sync / bar.arrive: width = 1 when the warp waits.
+void bar(Exec& x, const Inst& in, uint32_t mask) {
+  if (mask == 0) return;
+  Warp& w = *x.warp;
+  const uint32_t* ops = x.ops(in);
+  uint32_t lane = first_lane(mask);
+  uint32_t id = in.target == 16 ? 16 : static_cast<uint32_t>(x.reg(ops[0])[lane]);
+  uint32_t count = in.nops > 1 ? static_cast<uint32_t>(x.reg(ops[1])[lane]) : 0;
+  if (mask != w.live) {
+    x.fault(in, lane, "barrier_divergence", 0,
+            "warp " + std::to_string(w.index) + " reached barrier " + std::to_string(id) +
+                " with only some of its threads (active mask 0x" +
+                [&] {
+                  char buf[16];
+                  std::snprintf(buf, sizeof buf, "%08x", mask);
+                  return std::string(buf);
+                }() +
+                "); every thread of a warp must reach the same barrier, so move the barrier "
+                "out of the divergent branch");
+    return;
+  }
+  if (id >= 16 && in.target != 16) {
+    x.fault(in, lane, "invalid_launch", 0,
+            "barrier id " + std::to_string(id) + " is out of range; named barriers are 0..15");
+    return;
+  }
+  if (count != 0 && (count % 32 != 0)) {
+    x.fault(in, lane, "invalid_launch", 0,
+            "barrier thread count " + std::to_string(count) +
+                " is not a multiple of the warp size (32)");
+    return;
+  }
+  NamedBarrier& b = x.cta->barriers[id];
+  if (count != 0) b.expected = count;
+  b.arrived += static_cast<uint32_t>(std::popcount(mask));
+  if (in.width == 1) {
+    w.state = WarpState::AtBarrier;
+    b.waiting.push_back(w.index);
+    x.event |= kEventBlock;
+  }
+  try_release_barrier(*x.cta, id);
+}
+
+void bra(Exec& x, const Inst& in, uint32_t mask) { branch(x, in, mask); }
+
+}  // namespace
+
+void exit_handler(Exec& x, const Inst&, uint32_t mask) {
+  if (mask == 0) return;
+  Warp& w = *x.warp;
+  w.live &= ~mask;
+  x.cta->live_threads -= static_cast<uint32_t>(std::popcount(mask));
+  for (StackEntry& e : w.stack) e.mask &= ~mask;
+  while (!w.stack.empty() && w.stack.back().mask == 0) {
+    w.stack.pop_back();
+    if (!w.stack.empty()) w.pc = w.stack.back().pc;
+  }
+  if (w.stack.empty()) w.state = WarpState::Done;
+  x.event |= kEventExit;
+}
+
+bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out) {
+  out.klass = InstClass::Control;
+  switch (in.opcode) {
+    case Opcode::Bra: {
+      if (in.operands.size() != 1 || in.operands[0].kind != ptx::OperandKind::Label) return false;
+      const ptx::Label& label = d.function().labels[in.operands[0].label];
+      out.target = label.target;
+      out.fn = &bra;
+      return true;
+    }
+    case Opcode::Ret:
+    case Opcode::Exit:
+      if (in.opcode == Opcode::Ret && !d.function().is_kernel()) {
+        d.fail("calls to .func are not supported yet");
+        return false;
+      }
+      out.fn = &exit_handler;
+      return true;
+    case Opcode::Trap:
+    case Opcode::Brkpt:
+      out.fn = &trap;
+      return true;
+    case Opcode::Nanosleep:
+      out.fn = &yield;
+      out.klass = InstClass::Other;
+      return true;
+    case Opcode::Pmevent:
+    case Opcode::Griddepcontrol:
+      out.fn = &no_op;
+      out.klass = InstClass::Other;
+      return true;
+    case Opcode::Setmaxnreg:
+      if (in.operands.size() != 1 || in.operands[0].kind != ptx::OperandKind::Immediate) {
+        return false;
+      }
+      out.imm = in.operands[0].number.as_int();
+      out.fn = &setmaxnreg;
+      out.klass = InstClass::Other;
+      return true;
+    case Opcode::Bar:
+    case Opcode::Barrier: {
+      out.klass = InstClass::Barrier;
+      if (in.has_modifier("warp")) {  // bar.warp.sync: lanes of one warp, already in step
+        out.fn = &no_op;
+        return true;
+      }
+      if (in.has_modifier("red")) {
+        d.fail("bar.red is not supported yet");
+        return false;
+      }
+      bool cluster = in.has_modifier("cluster");
+      bool arrive = in.has_modifier("arrive");
+      bool sync = in.has_modifier("sync") || in.has_modifier("wait");
+      if (!arrive && !sync) return false;
+      if (cluster) {
+        // A cluster of one CTA: arrive is a no-op, wait synchronizes the CTA.
+        if (arrive) {
+          out.fn = &no_op;
+          return true;
+        }
+        out.target = 16;
+        out.width = 1;
+        out.fn = &bar;
+        return true;
+      }
+      if (in.operands.empty() || in.operands.size() > 2) return false;
+      for (const ptx::Operand& op : in.operands) d.push(d.value(op, ptx::Type::U32));
+      out.width = sync ? 1 : 0;
+      out.fn = &bar;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace kiln::sim

@@ -1,0 +1,157 @@
+// The state a running launch keeps, and Exec: what every instruction handler sees. Handlers
+// read and write the current warp's registers, resolve addresses through Exec (bounds and
+// alignment checked) and raise faults or scheduling events through it.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "address_space.h"
+#include "global_memory.h"
+#include "kiln/sim/device.h"
+#include "program.h"
+
+namespace kiln::sim {
+
+struct StackEntry {
+  uint32_t pc = 0;          // where this entry resumes (the top's live pc is Warp::pc)
+  uint32_t reconverge = kNoReconverge;
+  uint32_t mask = 0;
+};
+
+struct PendingCopy {
+  uint32_t lane = 0;
+  uint32_t shared_offset = 0;
+  uint64_t source = 0;      // global address
+  uint32_t bytes = 0;       // copied
+  uint32_t fill = 0;        // zero-filled after the copied bytes
+  uint32_t mbarrier = UINT32_MAX;  // cp.async.mbarrier.arrive: the barrier to arrive on
+};
+
+enum class WarpState : uint8_t { Ready, AtBarrier, Done };
+
+struct Warp {
+  uint32_t index = 0;  // warp id within the CTA
+  uint32_t pc = 0;
+  uint32_t live = 0;   // lanes that exist and have not exited
+  WarpState state = WarpState::Ready;
+  std::vector<StackEntry> stack;
+  uint64_t* regs = nullptr;   // value_slots * 32
+  uint32_t* preds = nullptr;  // predicate_slots
+  // cp.async: copies not yet committed, and committed groups oldest first.
+  std::vector<PendingCopy> uncommitted;
+  std::deque<std::vector<PendingCopy>> groups;
+};
+
+struct NamedBarrier {
+  uint32_t arrived = 0;   // threads
+  uint32_t expected = 0;  // 0: all live threads of the CTA
+  std::vector<uint32_t> waiting;  // warp indices blocked on it
+};
+
+struct Mbarrier {
+  uint32_t expected = 0;  // arrivals per phase
+  uint32_t pending = 0;   // arrivals still missing in the current phase
+  int64_t tx = 0;         // transaction bytes still expected in the current phase
+  uint32_t phase = 0;     // completed phases
+};
+
+// Counters for LaunchStats, kept as plain arrays on the hot path.
+struct Counters {
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
+  std::array<uint64_t, static_cast<size_t>(InstClass::Count)> by_class{};
+  std::array<uint64_t, static_cast<size_t>(Space::Count)> bytes{};
+  uint64_t bank_conflicts = 0;
+  uint64_t divergent_branches = 0;
+  uint64_t fences = 0;
+};
+
+struct Cta {
+  Dim3 id;
+  std::vector<Warp> warps;
+  std::vector<uint64_t> regs;
+  std::vector<uint32_t> preds;
+  std::vector<uint8_t> shared;
+  std::vector<uint8_t> local;  // threads x local_bytes
+  std::array<NamedBarrier, 17> barriers;  // 16: barrier.cluster (cluster of one CTA)
+  std::unordered_map<uint32_t, Mbarrier> mbarriers;  // by shared offset
+  uint32_t live_threads = 0;
+};
+
+enum : uint32_t {
+  kEventNone = 0,
+  kEventFault = 1,
+  kEventBlock = 2,   // the warp waits at a barrier
+  kEventYield = 4,   // let other warps run (a failed mbarrier wait)
+  kEventExit = 8,    // lanes exited; the runner cleans up the stack
+};
+
+struct Exec {
+  // Launch-wide.
+  const Program* program = nullptr;
+  const uint32_t* operands = nullptr;
+  GlobalMemory* global = nullptr;
+  const uint8_t* params = nullptr;
+  uint32_t param_bytes = 0;
+  LaunchConfig config;
+  uint32_t shared_bytes = 0;
+  Counters counters;
+  std::vector<LaunchFault> faults;
+  uint64_t slice_steps = 0;  // warp-instructions of the running slice, not yet in counters
+  // The CTA and warp running now.
+  Cta* cta = nullptr;
+  Warp* warp = nullptr;
+  uint64_t* regs = nullptr;
+  uint32_t* preds = nullptr;
+  uint32_t event = kEventNone;
+  // Last global allocation hit: most accesses of a warp fall in the same buffer.
+  uint64_t cache_base = 1, cache_size = 0;
+  uint8_t* cache_bytes = nullptr;
+
+  uint64_t* reg(uint32_t slot) { return regs + static_cast<size_t>(slot) * 32; }
+  const uint32_t* ops(const Inst& inst) const { return operands + inst.ops; }
+  uint32_t pred_mask(uint32_t p) const {
+    uint32_t m = preds[p & ~kNegated];
+    return (p & kNegated) ? ~m : m;
+  }
+  void set_pred(uint32_t p, uint32_t mask, uint32_t value) {
+    preds[p] = (preds[p] & ~mask) | (value & mask);
+  }
+  uint32_t pc_of(const Inst& inst) const {
+    return static_cast<uint32_t>(&inst - program->code.data());
+  }
+
+  // Host pointer for `bytes` at `address` in `space`, or nullptr after raising a fault.
+  uint8_t* resolve(Space space, uint64_t address, uint32_t bytes, uint32_t align, uint32_t lane,
+                   const Inst& inst);
+  uint8_t* global_bytes(uint64_t address, uint32_t bytes, uint32_t lane, const Inst& inst);
+  // Shared offset of a .shared or generic address, checked; UINT32_MAX after a fault.
+  uint32_t shared_offset(Space space, uint64_t address, uint32_t bytes, uint32_t lane,
+                         const Inst& inst);
+
+  void fault(const Inst& inst, uint32_t lane, const char* kind, uint64_t address,
+             std::string message);
+  Dim3 thread_of(uint32_t lane) const;
+};
+
+// Visits the lanes set in `mask`; a full warp takes a branch-free loop.
+template <typename F>
+inline void for_lanes(uint32_t mask, F&& f) {
+  if (mask == 0xffffffffu) {
+    for (uint32_t lane = 0; lane < 32; ++lane) f(lane);
+  } else {
+    while (mask != 0) {
+      uint32_t lane = static_cast<uint32_t>(std::countr_zero(mask));
+      mask &= mask - 1;
+      f(lane);
+    }
+  }
+}
+
+}  // namespace kiln::sim
