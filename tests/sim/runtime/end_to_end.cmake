@@ -1,0 +1,22 @@
+# End to end on the real simulator: candidate code built by nvcc against libkiln_cudart_sim.so
+# (the recipe in tools/sim/runtime/README.md), loaded with dlopen, run, checked.
+set(_kiln_simrt_lib_dir $<TARGET_FILE_DIR:kiln_cudart_sim>)
+function(_kiln_simrt_linked_candidate name source)
+  add_custom_command(OUTPUT ${_kiln_simrt_out}/${name}.so
+    COMMAND ${_kiln_nvcc} -cudart none -shared -Xcompiler -fPIC --no-compress
+            -gencode arch=compute_90a,code=compute_90a -lineinfo ${ARGN}
+            -o ${_kiln_simrt_out}/${name}.so ${source}
+            -L${_kiln_simrt_lib_dir} -lkiln_cudart_sim -Xlinker -rpath=${_kiln_simrt_lib_dir}
+    DEPENDS ${source} kiln_cudart_sim VERBATIM)
+endfunction()
+_kiln_simrt_linked_candidate(vector_add ${CMAKE_CURRENT_SOURCE_DIR}/vector_add.cu)
+add_custom_target(kiln_sim_runtime_e2e_candidates DEPENDS ${_kiln_simrt_out}/vector_add.so)
+
+add_executable(kiln_sim_runtime_e2e_test end_to_end_test.cpp)
+add_dependencies(kiln_sim_runtime_e2e_test kiln_sim_runtime_e2e_candidates)
+target_compile_definitions(kiln_sim_runtime_e2e_test PRIVATE
+  KILN_SIMRT_VECTOR_ADD="${_kiln_simrt_out}/vector_add.so")
+target_include_directories(kiln_sim_runtime_e2e_test SYSTEM PRIVATE ${KILN_CUDA_ROOT}/include)
+target_link_libraries(kiln_sim_runtime_e2e_test PRIVATE kiln_cudart_sim
+  nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS} kiln_warnings)
+gtest_discover_tests(kiln_sim_runtime_e2e_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS sim)
