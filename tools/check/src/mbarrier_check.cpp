@@ -173,11 +173,8 @@ class MbarrierCheck {
 
   // Whether some init of `object` runs, for the whole CTA, before `use`.
   bool initialized_before(ptx::InstructionId use, const SharedObject& object) const {
-    const ptx::ControlFlowGraph& cfg = context_.cfg();
-    const ptx::BlockId use_block = cfg.block_of(use);
-    for (const Reference& ref : refs_) {
-      if (ref.use != Use::Init || !ref.object.may_alias(object)) continue;
-      const ptx::BlockId init_block = cfg.block_of(ref.at);
+    const ptx::BlockId use_block = context_.cfg().block_of(use);
+    return any_init_of(object, [&](const Reference& ref, ptx::BlockId init_block) {
       // The outermost thread-dependent branch around the init: every thread reaches it.
       const ptx::DivergentBranch* outer = nullptr;
       for (const ptx::DivergentBranch& b : context_.uniformity().divergent_branches()) {
@@ -185,11 +182,18 @@ class MbarrierCheck {
           outer = &b;
         }
       }
-      if (outer == nullptr || in_region(*outer, use_block)) {
-        if (block_dominates(ref.at, use)) return true;
-      } else if (context_.analysis().dominators.dominates(outer->block, use_block)) {
-        return true;
-      }
+      if (outer == nullptr || in_region(*outer, use_block)) return block_dominates(ref.at, use);
+      return context_.analysis().dominators.dominates(outer->block, use_block);
+    });
+  }
+
+  // Whether `pred(init_reference, init_block)` holds for some init of an object aliasing
+  // `object`.
+  template <typename Pred>
+  bool any_init_of(const SharedObject& object, Pred&& pred) const {
+    for (const Reference& ref : refs_) {
+      if (ref.use != Use::Init || !ref.object.may_alias(object)) continue;
+      if (pred(ref, context_.cfg().block_of(ref.at))) return true;
     }
     return false;
   }
@@ -197,27 +201,17 @@ class MbarrierCheck {
   // Whether the thread(s) that ran an init reaching `use` are the ones using it now: the use
   // is dominated by an init of the same object under the same divergent branches and guard.
   bool same_threads_as_an_init(ptx::InstructionId use, const SharedObject& object) const {
-    const ptx::ControlFlowGraph& cfg = context_.cfg();
-    const ptx::BlockId use_block = cfg.block_of(use);
-    for (const Reference& ref : refs_) {
-      if (ref.use != Use::Init || !ref.object.may_alias(object)) continue;
-      const ptx::BlockId init_block = cfg.block_of(ref.at);
-      const bool dominates = init_block == use_block
-                                 ? ref.at < use
-                                 : context_.analysis().dominators.dominates(init_block, use_block);
-      if (!dominates) continue;
+    const ptx::BlockId use_block = context_.cfg().block_of(use);
+    return any_init_of(object, [&](const Reference& ref, ptx::BlockId init_block) {
+      if (!block_dominates(ref.at, use)) return false;
       const ptx::Instruction& init = context_.instruction(ref.at);
       const ptx::Instruction& user = context_.instruction(use);
-      if (init.guard && init.guard != user.guard) continue;
-      bool within = true;
-      for (const ptx::DivergentBranch& b : context_.uniformity().divergent_branches()) {
-        const bool holds_init = std::binary_search(b.region.begin(), b.region.end(), init_block);
-        const bool holds_use = std::binary_search(b.region.begin(), b.region.end(), use_block);
-        if (holds_init && !holds_use) within = false;
-      }
-      if (within) return true;
-    }
-    return false;
+      if (init.guard && init.guard != user.guard) return false;
+      const auto& branches = context_.uniformity().divergent_branches();
+      return std::none_of(branches.begin(), branches.end(), [&](const ptx::DivergentBranch& b) {
+        return in_region(b, init_block) && !in_region(b, use_block);
+      });
+    });
   }
 
   void visit(ptx::InstructionId id, const MbarrierState& s) {
