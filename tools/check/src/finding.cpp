@@ -26,6 +26,10 @@ std::string_view finding_kind_name(FindingKind kind) {
       return "wgmma_fence";
     case FindingKind::Incomplete:
       return "incomplete";
+    case FindingKind::DataRace:
+      return "data_race";
+    case FindingKind::SanitizerError:
+      return "sanitizer_error";
   }
   return "unknown";
 }

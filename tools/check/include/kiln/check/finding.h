@@ -33,6 +33,8 @@ enum class FindingKind : uint8_t {
   WgmmaFence,              // "wgmma_fence": wgmma.mma_async without wgmma.fence before it or
                            // without commit_group + wait_group before its results are used
   Incomplete,              // "incomplete": a construct the engine could not analyze
+  DataRace,                // "data_race": racecheck's hazard between two accesses
+  SanitizerError,          // "sanitizer_error": any other compute-sanitizer report
 };
 
 std::string_view finding_kind_name(FindingKind kind);
