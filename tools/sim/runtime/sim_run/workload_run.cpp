@@ -1,0 +1,132 @@
+#include "workload_run.h"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "input_draw.h"
+#include "kiln/sim/runtime_ext.h"
+#include "kiln/worker/poison_pattern.h"
+#include "kiln/worker/reference_check.h"
+#include "kiln/worker/tensor_layout.h"
+
+namespace kiln::sim::run {
+namespace {
+
+// Device buffers of one workload, freed on every path out.
+struct DeviceTensors {
+  std::vector<void*> data;
+  ~DeviceTensors() {
+    for (void* p : data) cudaFree(p);
+  }
+};
+
+nlohmann::json harness_error(nlohmann::json out, const std::string& message) {
+  out["pass"] = false;
+  out["status"] = "harness_error";
+  out["message"] = message;
+  return out;
+}
+
+std::string cuda_error_text(cudaError_t error) {
+  return std::string(cudaGetErrorName(error)) + " (" + cudaGetErrorString(error) + ")";
+}
+
+// The simulator's record of this workload: launches with stats, faults, diagnostics.
+void attach_report(nlohmann::json& out) {
+  const auto report = nlohmann::json::parse(kiln_sim_report());
+  out["launches"] = report["launches"];
+  out["faults"] = report["last_faults"];
+  out["diagnostics"] = report["diagnostics"];
+}
+
+}  // namespace
+
+nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
+  nlohmann::json out = {{"workload", workload.name}, {"dims", workload.dims}};
+  kiln_sim_clear_report();
+  auto layout = worker::layout_workload(*task, workload);
+  if (!layout) return harness_error(out, layout.error().message);
+
+  const size_t count = layout->tensors.size();
+  worker::HostTensors host(count);
+  std::vector<uint64_t> poison;
+  DeviceTensors device;
+  device.data.assign(count, nullptr);
+  for (size_t t = 0; t < count; ++t) {
+    const worker::TensorLayout& tensor = layout->tensors[t];
+    const size_t bytes = static_cast<size_t>(tensor.bytes());
+    if (cudaError_t e = cudaMalloc(&device.data[t], bytes); e != cudaSuccess)
+      return harness_error(out, "allocating " + tensor.name + " (" + std::to_string(bytes) +
+                                    " bytes) on the simulated device: " + cuda_error_text(e));
+    if (tensor.is_output) {
+      // Poisoned so that elements the candidate never writes are counted as such.
+      const uint64_t pattern = worker::PoisonPattern::for_call(tensor.dtype, 0);
+      poison.push_back(pattern);
+      host[t].resize(bytes);
+      worker::PoisonPattern::fill_host(host[t].data(), tensor.elements(), tensor.dtype, pattern);
+    } else {
+      host[t] = draw_input(tensor, seed, t);
+    }
+    if (cudaError_t e = cudaMemcpy(device.data[t], host[t].data(), bytes, cudaMemcpyHostToDevice);
+        e != cudaSuccess)
+      return harness_error(out, "copying " + tensor.name + " to the simulated device: " +
+                                    cuda_error_text(e));
+  }
+
+  cudaStream_t stream = nullptr;
+  cudaStreamCreate(&stream);
+  const std::vector<kiln_tensor> tensors = layout->abi_tensors(device.data);
+  const std::vector<kiln_scalar> scalars = layout->abi_scalars();
+  const int status = launch(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
+                            static_cast<int>(scalars.size()), stream);
+  const cudaError_t synced = cudaStreamSynchronize(stream);
+  cudaStreamDestroy(stream);
+  out["kiln_launch_status"] = status;
+  attach_report(out);
+  if (synced != cudaSuccess || status != KILN_OK) {
+    const bool faulted = !out["faults"].empty();
+    out["pass"] = false;
+    out["status"] = faulted ? "fault" : "launch_error";
+    std::string message = "kiln_launch returned " + std::to_string(status);
+    if (synced != cudaSuccess) message += "; the stream reports " + cuda_error_text(synced);
+    if (!out["diagnostics"].empty())
+      message += "; " + out["diagnostics"].back().get<std::string>();
+    out["message"] = message;
+    if (synced != cudaSuccess) cudaDeviceReset();  // a fault breaks the context, as on a GPU
+    return out;
+  }
+
+  for (size_t t = 0; t < count; ++t) {
+    const worker::TensorLayout& tensor = layout->tensors[t];
+    std::vector<unsigned char> after(static_cast<size_t>(tensor.bytes()));
+    if (cudaError_t e = cudaMemcpy(after.data(), device.data[t], after.size(),
+                                   cudaMemcpyDeviceToHost);
+        e != cudaSuccess)
+      return harness_error(out, "reading " + tensor.name + " back: " + cuda_error_text(e));
+    if (tensor.is_output) {
+      host[t] = std::move(after);
+    } else if (after != host[t]) {
+      out["pass"] = false;
+      out["status"] = "wrong_answer";
+      out["message"] = "the candidate modified input " + tensor.name + "; inputs are read-only";
+      return out;
+    }
+  }
+
+  const auto& tol = task->tolerance;
+  const worker::ReferenceCheck check(reference,
+                                     {tol.atol, tol.rtol, tol.max_mismatch_fraction});
+  worker::RowPlan full;  // every row: sim workloads are small
+  auto errors = check.check(*layout, host, full, poison);
+  if (!errors) return harness_error(out, "the CPU reference failed: " + errors.error().message);
+  const bool pass = errors->passes(tol.max_mismatch_fraction);
+  out["pass"] = pass;
+  out["status"] = pass ? "pass" : "wrong_answer";
+  out["errors"] = errors->to_json();
+  out["message"] = pass ? "matches the CPU reference within tolerance" : errors->summary();
+  return out;
+}
+
+}  // namespace kiln::sim::run
