@@ -36,7 +36,7 @@ inline std::string ptx_module(const std::string& body, const std::string& target
 }
 
 class SimTest : public ::testing::Test {
- protected:
+ public:
   explicit SimTest(SimulatorOptions options = {}) : device_(options) {}
 
   ModuleHandle load(const std::string& ptx) {

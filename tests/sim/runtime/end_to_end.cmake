@@ -20,3 +20,26 @@ target_include_directories(kiln_sim_runtime_e2e_test SYSTEM PRIVATE ${KILN_CUDA_
 target_link_libraries(kiln_sim_runtime_e2e_test PRIVATE kiln_cudart_sim
   nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS} kiln_warnings)
 gtest_discover_tests(kiln_sim_runtime_e2e_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS sim)
+
+# kiln-sim-run on the task starters and on deliberately broken candidates.
+if(TARGET kiln-sim-run)
+  set(_kiln_wrong_outputs)
+  foreach(_mode 0 1 2)
+    _kiln_simrt_linked_candidate(wrong_gemm_${_mode} ${CMAKE_CURRENT_SOURCE_DIR}/wrong_gemm.cu
+      -DKILN_TEST_MODE=${_mode} -I${KILN_TASKS_DIR}/include)
+    list(APPEND _kiln_wrong_outputs ${_kiln_simrt_out}/wrong_gemm_${_mode}.so)
+  endforeach()
+  add_custom_target(kiln_sim_run_candidates DEPENDS ${_kiln_wrong_outputs})
+  add_executable(kiln_sim_run_test sim_run_test.cpp)
+  add_dependencies(kiln_sim_run_test kiln_sim_run_candidates kiln-sim-run)
+  target_compile_definitions(kiln_sim_run_test PRIVATE
+    KILN_SIM_RUN="$<TARGET_FILE:kiln-sim-run>"
+    KILN_TASKS_DIR="${KILN_TASKS_DIR}"
+    KILN_SIMRT_BUILD="${_kiln_simrt_out}"
+    KILN_SIMRT_WRONG_GEMM_0="${_kiln_simrt_out}/wrong_gemm_0.so"
+    KILN_SIMRT_WRONG_GEMM_1="${_kiln_simrt_out}/wrong_gemm_1.so"
+    KILN_SIMRT_WRONG_GEMM_2="${_kiln_simrt_out}/wrong_gemm_2.so")
+  target_link_libraries(kiln_sim_run_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest_main
+    kiln_warnings)
+  gtest_discover_tests(kiln_sim_run_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS sim TIMEOUT 300)
+endif()
