@@ -46,6 +46,7 @@ void attach_report(nlohmann::json& out) {
 nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
   nlohmann::json out = {{"workload", workload.name}, {"dims", workload.dims}};
   kiln_sim_clear_report();
+  (void)cudaGetLastError();  // nothing from an earlier workload may reach this candidate call
   auto layout = worker::layout_workload(*task, workload);
   if (!layout) return harness_error(out, layout.error().message);
 
@@ -94,7 +95,10 @@ nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
     if (!out["diagnostics"].empty())
       message += "; " + out["diagnostics"].back().get<std::string>();
     out["message"] = message;
-    if (synced != cudaSuccess) cudaDeviceReset();  // a fault breaks the context, as on a GPU
+    if (synced != cudaSuccess) {
+      cudaDeviceReset();  // a fault breaks the context, as on a GPU; the reset frees everything
+      device.data.clear();
+    }
     return out;
   }
 
