@@ -56,11 +56,12 @@ bool measure(Device& device, kiln::sim::ModuleHandle module, const char* kernel,
 
 void print(const char* name, const Measurement& m) {
   double rate = static_cast<double>(m.lane_instructions) / m.seconds;
-  std::printf("%-14s %12llu lane-instr %10llu warp-instr %8.3f s  %8.1f M lane-instr/s  %7.2f M "
-              "warp-instr/s\n",
-              name, static_cast<unsigned long long>(m.lane_instructions),
-              static_cast<unsigned long long>(m.warp_instructions), m.seconds, rate / 1e6,
-              static_cast<double>(m.warp_instructions) / m.seconds / 1e6);
+  std::printf(
+      "%-14s %12llu lane-instr %10llu warp-instr %8.3f s  %8.1f M lane-instr/s  %7.2f M "
+      "warp-instr/s\n",
+      name, static_cast<unsigned long long>(m.lane_instructions),
+      static_cast<unsigned long long>(m.warp_instructions), m.seconds, rate / 1e6,
+      static_cast<double>(m.warp_instructions) / m.seconds / 1e6);
 }
 
 }  // namespace

@@ -27,12 +27,15 @@ std::string kernel(const std::string& op, const std::string& type) {
   mad.lo.u32 %r3, %r2, 64, %r1;
   add.u32 %r5, %r3, 1;
   cvt.)" + type + R"(.u32 %v1, %r5;
-  atom.global.)" + op + "." + type + R"( %v2, [%rd1], %v1;
+  atom.global.)" + op +
+                    "." + type + R"( %v2, [%rd1], %v1;
   mul.wide.u32 %rd3, %r3, 8;
   add.s64 %rd4, %rd2, %rd3;
-  st.global.)" + type + R"( [%rd4], %v2;
+  st.global.)" + type +
+                    R"( [%rd4], %v2;
   mov.u32 %r4, s;
-  red.shared.)" + op + "." + type + R"( [%r4], %v1;
+  red.shared.)" + op +
+                    "." + type + R"( [%r4], %v1;
   ret;
 }
 )");
@@ -71,14 +74,17 @@ TEST_F(AtomicOpsTest, MinMaxAndFloatAdd) {
 
 TEST_F(AtomicOpsTest, CasExchIncDec) {
   // cas: memory holds a; compare with b, swap in c; %d gets the old value, then memory.
-  const char* cas = "atom.global.cas.b32 %d, [%rd1], %b, %c; ld.global.u32 %c, [%rd1]; "
-                    "mov.b64 %d, {%d, %c}";
+  const char* cas =
+      "atom.global.cas.b32 %d, [%rd1], %b, %c; ld.global.u32 %c, [%rd1]; "
+      "mov.b64 %d, {%d, %c}";
   EXPECT_EQ(eval(cas, 32, 64, {5, 5}, {5, 6}, {9, 9}),
             (std::vector<uint64_t>{(9ull << 32) | 5, (5ull << 32) | 5}));
-  const char* inc = "atom.global.inc.u32 %d, [%rd1], %b; ld.global.u32 %c, [%rd1]; mov.b64 %d, {%d, %c}";
+  const char* inc =
+      "atom.global.inc.u32 %d, [%rd1], %b; ld.global.u32 %c, [%rd1]; mov.b64 %d, {%d, %c}";
   EXPECT_EQ(eval(inc, 32, 64, {3, 7}, {10, 7}),
             (std::vector<uint64_t>{(4ull << 32) | 3, (0ull << 32) | 7}));
-  const char* dec = "atom.global.dec.u32 %d, [%rd1], %b; ld.global.u32 %c, [%rd1]; mov.b64 %d, {%d, %c}";
+  const char* dec =
+      "atom.global.dec.u32 %d, [%rd1], %b; ld.global.u32 %c, [%rd1]; mov.b64 %d, {%d, %c}";
   EXPECT_EQ(eval(dec, 32, 64, {0, 7}, {10, 10}),
             (std::vector<uint64_t>{(10ull << 32) | 0, (6ull << 32) | 7}));
   const char* exch = "atom.global.exch.b64 %d, [%rd1], %b";

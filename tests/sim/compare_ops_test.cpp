@@ -21,12 +21,15 @@ TEST_F(CompareOpsTest, SignedAndUnsignedComparisonsDiffer) {
 }
 
 TEST_F(CompareOpsTest, OrderedAndUnorderedFloatComparisons) {
-  EXPECT_EQ(eval("setp.lt.f32 %p, %a, %b; selp.u32 %d, 1, 0, %p", 32, 32, {kNaN, f(1)}, {f(1), f(2)}),
-            (std::vector<uint64_t>{0, 1}));
-  EXPECT_EQ(eval("setp.ltu.f32 %p, %a, %b; selp.u32 %d, 1, 0, %p", 32, 32, {kNaN, f(3)}, {f(1), f(2)}),
-            (std::vector<uint64_t>{1, 0}));
-  EXPECT_EQ(eval("setp.nan.f32 %p, %a, %b; selp.u32 %d, 1, 0, %p", 32, 32, {kNaN, f(3)}, {f(1), f(2)}),
-            (std::vector<uint64_t>{1, 0}));
+  EXPECT_EQ(
+      eval("setp.lt.f32 %p, %a, %b; selp.u32 %d, 1, 0, %p", 32, 32, {kNaN, f(1)}, {f(1), f(2)}),
+      (std::vector<uint64_t>{0, 1}));
+  EXPECT_EQ(
+      eval("setp.ltu.f32 %p, %a, %b; selp.u32 %d, 1, 0, %p", 32, 32, {kNaN, f(3)}, {f(1), f(2)}),
+      (std::vector<uint64_t>{1, 0}));
+  EXPECT_EQ(
+      eval("setp.nan.f32 %p, %a, %b; selp.u32 %d, 1, 0, %p", 32, 32, {kNaN, f(3)}, {f(1), f(2)}),
+      (std::vector<uint64_t>{1, 0}));
   EXPECT_EQ(eval("setp.neu.f32 %p, %a, %b; selp.u32 %d, 1, 0, %p", 32, 32, {kNaN}, {kNaN})[0], 1u);
 }
 
@@ -36,14 +39,15 @@ TEST_F(CompareOpsTest, PairDestinationAndBooleanCombination) {
       "setp.ne.u32 %s, %c, 0; setp.lt.u32.and %p|%q, %a, %b, %s; "
       "selp.u32 %d, 1, 0, %p; selp.u32 %t, 2, 0, %q; add.u32 %d, %d, %t";
   EXPECT_EQ(eval(code, 32, 32, {1, 5, 1}, {5, 1, 5}, {1, 1, 0}), (std::vector<uint64_t>{1, 2, 0}));
-  EXPECT_EQ(eval("setp.eq.u32.or %p, %a, %b, !%s; selp.u32 %d, 1, 0, %p", 32, 32, {1, 1}, {2, 2},
-                 {0, 0}),
-            (std::vector<uint64_t>{1, 1}));
+  EXPECT_EQ(
+      eval("setp.eq.u32.or %p, %a, %b, !%s; selp.u32 %d, 1, 0, %p", 32, 32, {1, 1}, {2, 2}, {0, 0}),
+      (std::vector<uint64_t>{1, 1}));
 }
 
 TEST_F(CompareOpsTest, SelpSlctAndSet) {
-  EXPECT_EQ(eval("setp.gt.s32 %p, %a, 0; selp.b32 %d, %b, %c, %p", 32, 32, {1, 0}, {10, 10}, {20, 20}),
-            (std::vector<uint64_t>{10, 20}));
+  EXPECT_EQ(
+      eval("setp.gt.s32 %p, %a, 0; selp.b32 %d, %b, %c, %p", 32, 32, {1, 0}, {10, 10}, {20, 20}),
+      (std::vector<uint64_t>{10, 20}));
   EXPECT_EQ(eval("slct.u32.s32 %d, %a, %b, %c", 32, 32, {1, 1}, {2, 2}, {0, 0x80000000u}),
             (std::vector<uint64_t>{1, 2}));
   EXPECT_EQ(eval("set.lt.u32.s32 %d, %a, %b", 32, 32, {1, 3}, {2, 2}),

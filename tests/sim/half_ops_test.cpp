@@ -19,9 +19,9 @@ TEST_F(HalfOpsTest, ScalarF16ArithmeticRoundsToNearestEven) {
 TEST_F(HalfOpsTest, PackedF16x2WorksOnBothHalves) {
   // {hi, lo} = {2, 1} + {3, 4} = {5, 5}; fma with relu clamps the negative half to 0.
   EXPECT_EQ(eval("add.f16x2 %d, %a, %b", 32, 32, {0x40003c00}, {0x42004400})[0], 0x45004500u);
-  EXPECT_EQ(eval("fma.rn.relu.f16x2 %d, %a, %b, %c", 32, 32, {0x3c003c00}, {0x3c00bc00},
-                 {0x00000000})[0],
-            0x3c000000u);
+  EXPECT_EQ(
+      eval("fma.rn.relu.f16x2 %d, %a, %b, %c", 32, 32, {0x3c003c00}, {0x3c00bc00}, {0x00000000})[0],
+      0x3c000000u);
   EXPECT_EQ(eval("neg.f16x2 %d, %a", 32, 32, {0x3c00bc00})[0], 0xbc003c00u);
 }
 
@@ -29,9 +29,9 @@ TEST_F(HalfOpsTest, Bf16Arithmetic) {
   // 1 + 2^-8 ties to even (1); 1.5 * 1.5 = 2.25.
   EXPECT_EQ(eval("add.bf16 %d, %a, %b", 16, 16, {0x3f80}, {0x3b80})[0], 0x3f80u);
   EXPECT_EQ(eval("mul.bf16 %d, %a, %b", 16, 16, {0x3fc0}, {0x3fc0})[0], 0x4010u);
-  EXPECT_EQ(eval("fma.rn.bf16x2 %d, %a, %b, %c", 32, 32, {0x3fc03f80}, {0x40004000},
-                 {0x3f803f80})[0],
-            0x40803f80u + 0x00000000u + (0x4040u - 0x3f80u));
+  EXPECT_EQ(
+      eval("fma.rn.bf16x2 %d, %a, %b, %c", 32, 32, {0x3fc03f80}, {0x40004000}, {0x3f803f80})[0],
+      0x40803f80u + 0x00000000u + (0x4040u - 0x3f80u));
   EXPECT_EQ(eval("max.bf16 %d, %a, %b", 16, 16, {0xbf80}, {0x3f80})[0], 0x3f80u);
 }
 

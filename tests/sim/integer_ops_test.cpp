@@ -16,8 +16,9 @@ TEST_F(IntegerOpsTest, AddSubWrapAndSaturate) {
   EXPECT_EQ(eval("add.u32 %d, %a, %b", 32, 32, {0xffffffffu, 5}, {2, 7}),
             (std::vector<uint64_t>{1, 12}));
   EXPECT_EQ(eval("sub.s32 %d, %a, %b", 32, 32, {3}, {5}), (std::vector<uint64_t>{u32(-2)}));
-  EXPECT_EQ(eval("add.sat.s32 %d, %a, %b", 32, 32, {0x7ffffff0u, u32(-5)}, {0x100, u32(-0x7fffffff)}),
-            (std::vector<uint64_t>{0x7fffffffu, 0x80000000u}));
+  EXPECT_EQ(
+      eval("add.sat.s32 %d, %a, %b", 32, 32, {0x7ffffff0u, u32(-5)}, {0x100, u32(-0x7fffffff)}),
+      (std::vector<uint64_t>{0x7fffffffu, 0x80000000u}));
   EXPECT_EQ(eval("add.s64 %d, %a, %b", 64, 64, {~0ull}, {2}), (std::vector<uint64_t>{1}));
   EXPECT_EQ(eval("sub.u16 %d, %a, %b", 16, 16, {1}, {2}), (std::vector<uint64_t>{0xffff}));
 }
@@ -50,14 +51,16 @@ TEST_F(IntegerOpsTest, DivisionAndRemainderFollowCSemantics) {
 
 TEST_F(IntegerOpsTest, AbsNegMinMax) {
   EXPECT_EQ(eval("abs.s32 %d, %a", 32, 32, {u32(-9), 4}), (std::vector<uint64_t>{9, 4}));
-  EXPECT_EQ(eval("neg.s64 %d, %a", 64, 64, {5}), (std::vector<uint64_t>{static_cast<uint64_t>(-5)}));
+  EXPECT_EQ(eval("neg.s64 %d, %a", 64, 64, {5}),
+            (std::vector<uint64_t>{static_cast<uint64_t>(-5)}));
   EXPECT_EQ(eval("min.s32 %d, %a, %b", 32, 32, {u32(-1)}, {3}), (std::vector<uint64_t>{u32(-1)}));
   EXPECT_EQ(eval("min.u32 %d, %a, %b", 32, 32, {u32(-1)}, {3}), (std::vector<uint64_t>{3}));
   EXPECT_EQ(eval("max.s16 %d, %a, %b", 16, 16, {0xffff}, {2}), (std::vector<uint64_t>{2}));
 }
 
 TEST_F(IntegerOpsTest, LogicAndShifts) {
-  EXPECT_EQ(eval("and.b32 %d, %a, %b", 32, 32, {0xf0f0}, {0xff00}), (std::vector<uint64_t>{0xf000}));
+  EXPECT_EQ(eval("and.b32 %d, %a, %b", 32, 32, {0xf0f0}, {0xff00}),
+            (std::vector<uint64_t>{0xf000}));
   EXPECT_EQ(eval("xor.b64 %d, %a, %b", 64, 64, {~0ull}, {1}), (std::vector<uint64_t>{~1ull}));
   EXPECT_EQ(eval("not.b16 %d, %a", 16, 16, {0x00ff}), (std::vector<uint64_t>{0xff00}));
   EXPECT_EQ(eval("cnot.b32 %d, %a", 32, 32, {0, 5}), (std::vector<uint64_t>{1, 0}));
@@ -65,7 +68,8 @@ TEST_F(IntegerOpsTest, LogicAndShifts) {
             (std::vector<uint64_t>{0x80000000u, 0}));
   EXPECT_EQ(eval("shr.s32 %d, %a, %b", 32, 32, {0x80000000u, 0x80000000u}, {4, 99}),
             (std::vector<uint64_t>{0xf8000000u, 0xffffffffu}));
-  EXPECT_EQ(eval("shr.u32 %d, %a, %b", 32, 32, {0x80000000u}, {4}), (std::vector<uint64_t>{0x08000000u}));
+  EXPECT_EQ(eval("shr.u32 %d, %a, %b", 32, 32, {0x80000000u}, {4}),
+            (std::vector<uint64_t>{0x08000000u}));
   EXPECT_EQ(eval("shr.s64 %d, %a, 63", 64, 64, {1ull << 63}), (std::vector<uint64_t>{~0ull}));
 }
 

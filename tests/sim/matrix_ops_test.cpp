@@ -48,14 +48,16 @@ FILLED:
   and.b32 %r3, %r1, 7;
   shl.b32 %r4, %r3, 4;
   add.u32 %r5, %r2, %r4;
-  ldmatrix.sync.aligned.m8n8.x1)" + t + R"(.shared.b16 {%r10}, [%r5];
+  ldmatrix.sync.aligned.m8n8.x1)" +
+                    t + R"(.shared.b16 {%r10}, [%r5];
   ld.param.u64 %rd1, [out];
   mul.wide.u32 %rd2, %r1, 4;
   add.s64 %rd3, %rd1, %rd2;
   st.global.u32 [%rd3], %r10;
   mov.u32 %r2, m2;
   add.u32 %r5, %r2, %r4;
-  stmatrix.sync.aligned.m8n8.x1)" + t + R"(.shared.b16 [%r5], {%r10};
+  stmatrix.sync.aligned.m8n8.x1)" +
+                    t + R"(.shared.b16 [%r5], {%r10};
   bar.sync 0;
   ld.param.u64 %rd4, [back];
   add.s64 %rd5, %rd4, %rd2;
@@ -92,7 +94,8 @@ TEST_F(MatrixOpsTest, LdmatrixGivesEachLaneTwoElementsOfItsRow) {
 // A (16x16) row-major and B^T (8x16) row-major go through shared memory and ldmatrix into the
 // mma fragments, as CUDA kernels do; C and D are 16x8 f32 row-major in global memory.
 std::string mma_kernel(const std::string& type) {
-  return ptx_module(R"(
+  return ptx_module(
+      R"(
 .visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
 {
   .shared .align 16 .b8 sa[512];
@@ -144,7 +147,9 @@ std::string mma_kernel(const std::string& type) {
   add.s64 %rd9, %rd8, %rd7;
   ld.global.v2.f32 {%f1, %f2}, [%rd9];
   ld.global.v2.f32 {%f3, %f4}, [%rd9+256];
-  mma.sync.aligned.m16n8k16.row.col.f32.)" + type + "." + type + R"(.f32 {%f5, %f6, %f7, %f8}, {%r20, %r21, %r22, %r23}, {%r30, %r31}, {%f1, %f2, %f3, %f4};
+  mma.sync.aligned.m16n8k16.row.col.f32.)" +
+      type + "." + type +
+      R"(.f32 {%f5, %f6, %f7, %f8}, {%r20, %r21, %r22, %r23}, {%r30, %r31}, {%f1, %f2, %f3, %f4};
   ld.param.u64 %rd10, [pd];
   add.s64 %rd11, %rd10, %rd7;
   st.global.v2.f32 [%rd11], {%f5, %f6};
@@ -181,7 +186,9 @@ void check_mma(MatrixOpsTest& t, const std::string& type, SmallFloat format) {
   }
 }
 
-TEST_F(MatrixOpsTest, MmaM16n8k16F16ComputesAxBPlusCWithPtxFragments) { check_mma(*this, "f16", kF16); }
+TEST_F(MatrixOpsTest, MmaM16n8k16F16ComputesAxBPlusCWithPtxFragments) {
+  check_mma(*this, "f16", kF16);
+}
 
 TEST_F(MatrixOpsTest, MmaM16n8k16Bf16ComputesAxBPlusC) { check_mma(*this, "bf16", kBF16); }
 
@@ -189,8 +196,11 @@ TEST_F(MatrixOpsTest, MmaNeedsTheWholeWarp) {
   std::string text = mma_kernel("f16");
   ModuleHandle m = load(text);
   LaunchReport r = launch(m, "k", {1}, {16},
-                          Params().add(zeros<uint16_t>(256)).add(zeros<uint16_t>(128))
-                              .add(zeros<float>(128)).add(zeros<float>(128)));
+                          Params()
+                              .add(zeros<uint16_t>(256))
+                              .add(zeros<uint16_t>(128))
+                              .add(zeros<float>(128))
+                              .add(zeros<float>(128)));
   ASSERT_EQ(r.faults.size(), 1u);
   EXPECT_NE(r.faults[0].message.find("all 32 threads"), std::string::npos);
 }
@@ -225,14 +235,17 @@ TEST_F(MatrixOpsTest, MmaM16n8k32Fp8UsesTheEightBitFragmentLayout) {
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> small(-3, 3);
   float a[16][32], b[32][8];
-  for (auto& row : a) for (float& v : row) v = static_cast<float>(small(rng));
-  for (auto& row : b) for (float& v : row) v = static_cast<float>(small(rng));
+  for (auto& row : a)
+    for (float& v : row) v = static_cast<float>(small(rng));
+  for (auto& row : b)
+    for (float& v : row) v = static_cast<float>(small(rng));
   std::vector<uint32_t> fa(32 * 4, 0), fb(32 * 2, 0);
   for (uint32_t lane = 0; lane < 32; ++lane) {
     uint32_t g = lane / 4, t = lane % 4;
     for (uint32_t r = 0; r < 4; ++r) {
       for (uint32_t e = 0; e < 4; ++e) {
-        uint32_t bits = double_to_small(a[g + 8 * (r & 1)][4 * t + e + 16 * (r >> 1)], kE4M3, 0, true);
+        uint32_t bits =
+            double_to_small(a[g + 8 * (r & 1)][4 * t + e + 16 * (r >> 1)], kE4M3, 0, true);
         fa[lane * 4 + r] |= bits << (8 * e);
       }
     }

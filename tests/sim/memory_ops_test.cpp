@@ -37,7 +37,8 @@ TEST_F(MemoryOpsTest, VectorLoadsAndStoresMoveWholeVectors) {
 TEST_F(MemoryOpsTest, NarrowLoadsSignOrZeroExtend) {
   EXPECT_EQ(eval("ld.global.s8 %d, [%rd1]", 64, 64, {0x80}), (std::vector<uint64_t>{~0ull << 7}));
   EXPECT_EQ(eval("ld.global.u8 %d, [%rd1]", 64, 64, {0x80}), (std::vector<uint64_t>{0x80}));
-  EXPECT_EQ(eval("ld.global.s16 %d, [%rd1]", 64, 32, {0x8001}), (std::vector<uint64_t>{0xffff8001u}));
+  EXPECT_EQ(eval("ld.global.s16 %d, [%rd1]", 64, 32, {0x8001}),
+            (std::vector<uint64_t>{0xffff8001u}));
 }
 
 const char* const kLocalShared = R"(

@@ -26,8 +26,9 @@ TEST_F(MoveOpsTest, CvtaMapsSharedAddressesToTheGenericWindowAndBack) {
 }
 
 TEST_F(MoveOpsTest, ClockOnlyMovesForward) {
-  const char* code = "mov.u64 %rd9, %clock64; add.u64 %d, %a, 1; mov.u64 %rd10, %clock64; "
-                     "setp.gt.u64 %p, %rd10, %rd9; selp.u64 %d, 1, 0, %p";
+  const char* code =
+      "mov.u64 %rd9, %clock64; add.u64 %d, %a, 1; mov.u64 %rd10, %clock64; "
+      "setp.gt.u64 %p, %rd10, %rd9; selp.u64 %d, 1, 0, %p";
   EXPECT_EQ(eval(code, 64, 64, {0}), (std::vector<uint64_t>{1}));
 }
 

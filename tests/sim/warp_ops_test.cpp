@@ -31,9 +31,9 @@ TEST_F(WarpOpsTest, ShuffleDownUpBflyAndIdx) {
 
 TEST_F(WarpOpsTest, ShuffleWidthSegmentsAndValidPredicate) {
   // __shfl_down_sync(mask, v, 1, 8): c = ((32 - 8) << 8) | 31.
-  std::vector<uint64_t> got =
-      eval("shfl.sync.down.b32 %d|%p, %a, 1, 0x181f, -1; selp.u32 %t, 1000, 0, %p; add.u32 %d, %d, %t",
-           32, 32, lanes());
+  std::vector<uint64_t> got = eval(
+      "shfl.sync.down.b32 %d|%p, %a, 1, 0x181f, -1; selp.u32 %t, 1000, 0, %p; add.u32 %d, %d, %t",
+      32, 32, lanes());
   for (uint32_t l = 0; l < 32; ++l) {
     bool ok = (l % 8) != 7;
     EXPECT_EQ(got[l], (ok ? l + 1 : l) + (ok ? 1000u : 0u)) << l;
@@ -46,14 +46,14 @@ TEST_F(WarpOpsTest, ShuffleWidthSegmentsAndValidPredicate) {
 TEST_F(WarpOpsTest, VoteBallotAllAnyUni) {
   std::vector<uint64_t> in = lanes();
   EXPECT_EQ(eval("setp.lt.u32 %p, %a, 4; vote.sync.ballot.b32 %d, %p, -1", 32, 32, in)[0], 0xfu);
-  EXPECT_EQ(eval("setp.lt.u32 %p, %a, 40; vote.sync.all.pred %q, %p, -1; selp.u32 %d, 1, 0, %q",
-                 32, 32, in)[0],
+  EXPECT_EQ(eval("setp.lt.u32 %p, %a, 40; vote.sync.all.pred %q, %p, -1; selp.u32 %d, 1, 0, %q", 32,
+                 32, in)[0],
             1u);
   EXPECT_EQ(eval("setp.eq.u32 %p, %a, 31; vote.sync.any.pred %q, !%p, -1; selp.u32 %d, 1, 0, %q",
                  32, 32, in)[5],
             1u);
-  EXPECT_EQ(eval("setp.lt.u32 %p, %a, 4; vote.sync.uni.pred %q, %p, -1; selp.u32 %d, 1, 0, %q",
-                 32, 32, in)[0],
+  EXPECT_EQ(eval("setp.lt.u32 %p, %a, 4; vote.sync.uni.pred %q, %p, -1; selp.u32 %d, 1, 0, %q", 32,
+                 32, in)[0],
             0u);
 }
 
@@ -68,11 +68,11 @@ TEST_F(WarpOpsTest, ReduxMatchElectAndActivemask) {
   std::vector<uint64_t> m = eval("match.any.sync.b32 %d, %a, -1", 32, 32, parity);
   EXPECT_EQ(m[0], 0x55555555u);
   EXPECT_EQ(m[1], 0xaaaaaaaau);
-  EXPECT_EQ(eval("match.all.sync.b32 %d|%p, %a, -1; selp.u32 %t, 1, 0, %p; add.u32 %d, %d, %t",
-                 32, 32, std::vector<uint64_t>(32, 9))[3],
+  EXPECT_EQ(eval("match.all.sync.b32 %d|%p, %a, -1; selp.u32 %t, 1, 0, %p; add.u32 %d, %d, %t", 32,
+                 32, std::vector<uint64_t>(32, 9))[3],
             0u + 0xffffffffu + 1u);
-  std::vector<uint64_t> e =
-      eval("elect.sync %d|%p, 0xfffffff0; selp.u32 %t, 100, 0, %p; add.u32 %d, %d, %t", 32, 32, lanes());
+  std::vector<uint64_t> e = eval(
+      "elect.sync %d|%p, 0xfffffff0; selp.u32 %t, 100, 0, %p; add.u32 %d, %d, %t", 32, 32, lanes());
   EXPECT_EQ(e[4], 104u);
   EXPECT_EQ(e[5], 4u);
 }

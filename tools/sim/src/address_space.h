@@ -15,8 +15,6 @@ inline constexpr uint64_t kParamWindow = 0x0003'0000'0000'0000ull;
 inline constexpr uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;  // first allocation
 inline constexpr uint64_t kGlobalAlignment = 256;
 
-inline bool in_window(uint64_t address, uint64_t window) {
-  return address - window < kWindowBytes;
-}
+inline bool in_window(uint64_t address, uint64_t window) { return address - window < kWindowBytes; }
 
 }  // namespace kiln::sim

@@ -31,10 +31,14 @@ uint64_t apply(AtomOp op, Type t, uint64_t old, uint64_t b, uint64_t c) {
   switch (op) {
     case Add:
       switch (t) {
-        case Type::F32: return put(get<float>(old) + get<float>(b));
-        case Type::F64: return put(get<double>(old) + get<double>(b));
-        case Type::F16: return half_add(old & 0xffff, b & 0xffff, kF16);
-        case Type::BF16: return half_add(old & 0xffff, b & 0xffff, kBF16);
+        case Type::F32:
+          return put(get<float>(old) + get<float>(b));
+        case Type::F64:
+          return put(get<double>(old) + get<double>(b));
+        case Type::F16:
+          return half_add(old & 0xffff, b & 0xffff, kF16);
+        case Type::BF16:
+          return half_add(old & 0xffff, b & 0xffff, kBF16);
         case Type::F16x2:
         case Type::BF16x2: {
           SmallFloat f = t == Type::F16x2 ? kF16 : kBF16;
@@ -42,17 +46,23 @@ uint64_t apply(AtomOp op, Type t, uint64_t old, uint64_t b, uint64_t c) {
           uint64_t hi = half_add((old >> 16) & 0xffff, (b >> 16) & 0xffff, f);
           return (hi << 16) | lo;
         }
-        default: return old + b;
+        default:
+          return old + b;
       }
     case Min:
     case Max: {
       bool is_max = op == Max;
       switch (t) {
-        case Type::S32: return put(minmax(get<int32_t>(old), get<int32_t>(b), is_max));
-        case Type::S64: return put(minmax(get<int64_t>(old), get<int64_t>(b), is_max));
-        case Type::U32: return put(minmax(get<uint32_t>(old), get<uint32_t>(b), is_max));
-        case Type::F32: return put(minmax(get<float>(old), get<float>(b), is_max));
-        default: return minmax(old, b, is_max);
+        case Type::S32:
+          return put(minmax(get<int32_t>(old), get<int32_t>(b), is_max));
+        case Type::S64:
+          return put(minmax(get<int64_t>(old), get<int64_t>(b), is_max));
+        case Type::U32:
+          return put(minmax(get<uint32_t>(old), get<uint32_t>(b), is_max));
+        case Type::F32:
+          return put(minmax(get<float>(old), get<float>(b), is_max));
+        default:
+          return minmax(old, b, is_max);
       }
     }
     case Inc: {
@@ -63,11 +73,16 @@ uint64_t apply(AtomOp op, Type t, uint64_t old, uint64_t b, uint64_t c) {
       uint32_t o = static_cast<uint32_t>(old), m = static_cast<uint32_t>(b);
       return (o == 0 || o > m) ? m : o - 1;
     }
-    case And: return old & b;
-    case Or: return old | b;
-    case Xor: return old ^ b;
-    case Exch: return b;
-    case Cas: return old == b ? c : old;
+    case And:
+      return old & b;
+    case Or:
+      return old | b;
+    case Xor:
+      return old ^ b;
+    case Exch:
+      return b;
+    case Cas:
+      return old == b ? c : old;
   }
   return old;
 }
@@ -110,7 +125,7 @@ struct AtomicH {
 
 bool decode_atomic(Decoder& d, const ptx::Instruction& in, Inst& out) {
   static constexpr std::pair<std::string_view, AtomOp> kOps[] = {
-      {"add", Add}, {"min", Min}, {"max", Max}, {"inc", Inc}, {"dec", Dec},
+      {"add", Add}, {"min", Min}, {"max", Max}, {"inc", Inc},   {"dec", Dec},
       {"and", And}, {"or", Or},   {"xor", Xor}, {"exch", Exch}, {"cas", Cas}};
   bool found = false;
   for (const std::string& m : in.modifiers) {
@@ -140,10 +155,17 @@ bool decode_atomic(Decoder& d, const ptx::Instruction& in, Inst& out) {
   d.push(a.base);
   for (; i < expected; ++i) d.push(d.value(in.operands[i], t));
   switch (out.space) {
-    case Space::Global: out.fn = &AtomicH<Space::Global>::run; break;
-    case Space::Shared: out.fn = &AtomicH<Space::Shared>::run; break;
-    case Space::Generic: out.fn = &AtomicH<Space::Generic>::run; break;
-    default: return false;
+    case Space::Global:
+      out.fn = &AtomicH<Space::Global>::run;
+      break;
+    case Space::Shared:
+      out.fn = &AtomicH<Space::Shared>::run;
+      break;
+    case Space::Generic:
+      out.fn = &AtomicH<Space::Generic>::run;
+      break;
+    default:
+      return false;
   }
   return true;
 }

@@ -32,8 +32,8 @@ std::string describe_waiting(const Cta& cta) {
       text += (i ? ", " : "") + std::to_string(b.waiting[i]);
     }
     uint32_t expected = b.expected != 0 ? b.expected : cta.live_threads;
-    text += " wait at barrier " + std::to_string(id) + " (" + std::to_string(b.arrived) +
-            " of " + std::to_string(expected) + " threads arrived)";
+    text += " wait at barrier " + std::to_string(id) + " (" + std::to_string(b.arrived) + " of " +
+            std::to_string(expected) + " threads arrived)";
   }
   return text;
 }

@@ -21,30 +21,51 @@ inline bool compare(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     bool unordered = std::isnan(a) || std::isnan(b);
     switch (C) {
-      case Eq: return !unordered && a == b;
-      case Ne: return !unordered && a != b;
-      case Lt: return !unordered && a < b;
-      case Le: return !unordered && a <= b;
-      case Gt: return !unordered && a > b;
-      case Ge: return !unordered && a >= b;
-      case Equ: return unordered || a == b;
-      case Neu: return unordered || a != b;
-      case Ltu: return unordered || a < b;
-      case Leu: return unordered || a <= b;
-      case Gtu: return unordered || a > b;
-      case Geu: return unordered || a >= b;
-      case Num: return !unordered;
-      case Nan: return unordered;
+      case Eq:
+        return !unordered && a == b;
+      case Ne:
+        return !unordered && a != b;
+      case Lt:
+        return !unordered && a < b;
+      case Le:
+        return !unordered && a <= b;
+      case Gt:
+        return !unordered && a > b;
+      case Ge:
+        return !unordered && a >= b;
+      case Equ:
+        return unordered || a == b;
+      case Neu:
+        return unordered || a != b;
+      case Ltu:
+        return unordered || a < b;
+      case Leu:
+        return unordered || a <= b;
+      case Gtu:
+        return unordered || a > b;
+      case Geu:
+        return unordered || a >= b;
+      case Num:
+        return !unordered;
+      case Nan:
+        return unordered;
     }
   } else {
     switch (C) {
-      case Eq: return a == b;
-      case Ne: return a != b;
-      case Lt: return a < b;
-      case Le: return a <= b;
-      case Gt: return a > b;
-      case Ge: return a >= b;
-      default: return false;
+      case Eq:
+        return a == b;
+      case Ne:
+        return a != b;
+      case Lt:
+        return a < b;
+      case Le:
+        return a <= b;
+      case Gt:
+        return a > b;
+      case Ge:
+        return a >= b;
+      default:
+        return false;
     }
   }
   return false;
@@ -66,10 +87,14 @@ inline auto as_value(uint64_t bits, Type t, int half) {
 
 inline uint32_t combine(uint32_t value, uint32_t c, uint8_t op) {
   switch (op) {
-    case 1: return value & c;
-    case 2: return value | c;
-    case 3: return value ^ c;
-    default: return value;
+    case 1:
+      return value & c;
+    case 2:
+      return value | c;
+    case 3:
+      return value ^ c;
+    default:
+      return value;
   }
 }
 
@@ -128,49 +153,84 @@ void slct(Exec& x, const Inst& in, uint32_t mask) {
 template <template <typename, Cmp> class H, typename T>
 Handler by_cmp(Cmp c) {
   switch (c) {
-    case Eq: return &H<T, Eq>::run;
-    case Ne: return &H<T, Ne>::run;
-    case Lt: return &H<T, Lt>::run;
-    case Le: return &H<T, Le>::run;
-    case Gt: return &H<T, Gt>::run;
-    case Ge: return &H<T, Ge>::run;
-    case Equ: return &H<T, Equ>::run;
-    case Neu: return &H<T, Neu>::run;
-    case Ltu: return &H<T, Ltu>::run;
-    case Leu: return &H<T, Leu>::run;
-    case Gtu: return &H<T, Gtu>::run;
-    case Geu: return &H<T, Geu>::run;
-    case Num: return &H<T, Num>::run;
-    case Nan: return &H<T, Nan>::run;
+    case Eq:
+      return &H<T, Eq>::run;
+    case Ne:
+      return &H<T, Ne>::run;
+    case Lt:
+      return &H<T, Lt>::run;
+    case Le:
+      return &H<T, Le>::run;
+    case Gt:
+      return &H<T, Gt>::run;
+    case Ge:
+      return &H<T, Ge>::run;
+    case Equ:
+      return &H<T, Equ>::run;
+    case Neu:
+      return &H<T, Neu>::run;
+    case Ltu:
+      return &H<T, Ltu>::run;
+    case Leu:
+      return &H<T, Leu>::run;
+    case Gtu:
+      return &H<T, Gtu>::run;
+    case Geu:
+      return &H<T, Geu>::run;
+    case Num:
+      return &H<T, Num>::run;
+    case Nan:
+      return &H<T, Nan>::run;
   }
   return nullptr;
 }
-template <typename T, Cmp C> struct SetpH { static void run(Exec& x, const Inst& i, uint32_t m) { setp<T, C>(x, i, m); } };
-template <typename T, Cmp C> struct SetH { static void run(Exec& x, const Inst& i, uint32_t m) { set<T, C>(x, i, m); } };
+template <typename T, Cmp C>
+struct SetpH {
+  static void run(Exec& x, const Inst& i, uint32_t m) { setp<T, C>(x, i, m); }
+};
+template <typename T, Cmp C>
+struct SetH {
+  static void run(Exec& x, const Inst& i, uint32_t m) { set<T, C>(x, i, m); }
+};
 
 template <template <typename, Cmp> class H>
 Handler by_type(Type t, Cmp c) {
   bool is_float = ptx::is_float_type(t);
   if (!is_float && c >= Equ) return nullptr;
   switch (t) {
-    case Type::S16: return by_cmp<H, int16_t>(c);
-    case Type::U16: case Type::B16: return by_cmp<H, uint16_t>(c);
-    case Type::S32: return by_cmp<H, int32_t>(c);
-    case Type::U32: case Type::B32: return by_cmp<H, uint32_t>(c);
-    case Type::S64: return by_cmp<H, int64_t>(c);
-    case Type::U64: case Type::B64: return by_cmp<H, uint64_t>(c);
-    case Type::F32: return by_cmp<H, float>(c);
-    case Type::F64: return by_cmp<H, double>(c);
-    case Type::F16: case Type::F16x2: case Type::BF16: case Type::BF16x2:
+    case Type::S16:
+      return by_cmp<H, int16_t>(c);
+    case Type::U16:
+    case Type::B16:
+      return by_cmp<H, uint16_t>(c);
+    case Type::S32:
+      return by_cmp<H, int32_t>(c);
+    case Type::U32:
+    case Type::B32:
+      return by_cmp<H, uint32_t>(c);
+    case Type::S64:
+      return by_cmp<H, int64_t>(c);
+    case Type::U64:
+    case Type::B64:
+      return by_cmp<H, uint64_t>(c);
+    case Type::F32:
+      return by_cmp<H, float>(c);
+    case Type::F64:
+      return by_cmp<H, double>(c);
+    case Type::F16:
+    case Type::F16x2:
+    case Type::BF16:
+    case Type::BF16x2:
       return by_cmp<H, HalfTag>(c);
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
 bool parse_cmp(const ptx::Instruction& in, Cmp& out, bool& unsigned_form) {
   static constexpr std::pair<std::string_view, Cmp> kNames[] = {
-      {"eq", Eq}, {"ne", Ne}, {"lt", Lt}, {"le", Le}, {"gt", Gt}, {"ge", Ge},
-      {"lo", Lt}, {"ls", Le}, {"hi", Gt}, {"hs", Ge}, {"equ", Equ}, {"neu", Neu},
+      {"eq", Eq},   {"ne", Ne},   {"lt", Lt},   {"le", Le},   {"gt", Gt},   {"ge", Ge},
+      {"lo", Lt},   {"ls", Le},   {"hi", Gt},   {"hs", Ge},   {"equ", Equ}, {"neu", Neu},
       {"ltu", Ltu}, {"leu", Leu}, {"gtu", Gtu}, {"geu", Geu}, {"num", Num}, {"nan", Nan}};
   for (const std::string& m : in.modifiers) {
     for (const auto& [name, cmp] : kNames) {
@@ -186,10 +246,14 @@ bool parse_cmp(const ptx::Instruction& in, Cmp& out, bool& unsigned_form) {
 
 Type unsigned_of(Type t) {
   switch (t) {
-    case Type::S16: return Type::U16;
-    case Type::S32: return Type::U32;
-    case Type::S64: return Type::U64;
-    default: return t;
+    case Type::S16:
+      return Type::U16;
+    case Type::S32:
+      return Type::U32;
+    case Type::S64:
+      return Type::U64;
+    default:
+      return t;
   }
 }
 
@@ -235,8 +299,10 @@ bool decode_compare(Decoder& d, const ptx::Instruction& in, Inst& out) {
     return true;
   }
   // setp
-  uint8_t combine_op = in.has_modifier("and") ? 1 : in.has_modifier("or") ? 2
-                       : in.has_modifier("xor") ? 3 : 0;
+  uint8_t combine_op = in.has_modifier("and")   ? 1
+                       : in.has_modifier("or")  ? 2
+                       : in.has_modifier("xor") ? 3
+                                                : 0;
   size_t sources = combine_op ? 3 : 2;
   if (in.operands.size() != sources + 1) return false;
   out.mode = combine_op;
@@ -252,8 +318,9 @@ bool decode_compare(Decoder& d, const ptx::Instruction& in, Inst& out) {
     d.push(d.predicate(dst));
     d.push(UINT32_MAX);
   }
-  Type source_type = (t == Type::F16 || t == Type::BF16) ? Type::B16
-                     : (t == Type::F16x2 || t == Type::BF16x2) ? Type::B32 : t;
+  Type source_type = (t == Type::F16 || t == Type::BF16)       ? Type::B16
+                     : (t == Type::F16x2 || t == Type::BF16x2) ? Type::B32
+                                                               : t;
   d.push(d.value(in.operands[1], source_type));
   d.push(d.value(in.operands[2], source_type));
   d.push(combine_op ? d.predicate(in.operands[3]) : UINT32_MAX);

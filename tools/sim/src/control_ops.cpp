@@ -63,16 +63,17 @@ void bar(Exec& x, const Inst& in, uint32_t mask) {
   uint32_t id = in.target == 16 ? 16 : static_cast<uint32_t>(x.reg(ops[0])[lane]);
   uint32_t count = in.nops > 1 ? static_cast<uint32_t>(x.reg(ops[1])[lane]) : 0;
   if (mask != w.live) {
-    x.fault(in, lane, "barrier_divergence", 0,
-            "warp " + std::to_string(w.index) + " reached barrier " + std::to_string(id) +
-                " with only some of its threads (active mask 0x" +
-                [&] {
-                  char buf[16];
-                  std::snprintf(buf, sizeof buf, "%08x", mask);
-                  return std::string(buf);
-                }() +
-                "); every thread of a warp must reach the same barrier, so move the barrier "
-                "out of the divergent branch");
+    x.fault(
+        in, lane, "barrier_divergence", 0,
+        "warp " + std::to_string(w.index) + " reached barrier " + std::to_string(id) +
+            " with only some of its threads (active mask 0x" +
+            [&] {
+              char buf[16];
+              std::snprintf(buf, sizeof buf, "%08x", mask);
+              return std::string(buf);
+            }() +
+            "); every thread of a warp must reach the same barrier, so move the barrier "
+            "out of the divergent branch");
     return;
   }
   if (id >= 16 && in.target != 16) {

@@ -19,25 +19,36 @@ using ptx::Type;
 enum : uint8_t { kFtz = 1, kSat = 2, kRelu = 4, kSatFinite = 8, kIntRound = 16 };
 
 bool is_small_float(Type t) {
-  return t == Type::F16 || t == Type::BF16 || t == Type::E4M3 || t == Type::E5M2 ||
-         t == Type::TF32;
+  return t == Type::F16 || t == Type::BF16 || t == Type::E4M3 || t == Type::E5M2 || t == Type::TF32;
 }
 
 SmallFloat format_of(Type t) {
   switch (t) {
-    case Type::F16: case Type::F16x2: return kF16;
-    case Type::BF16: case Type::BF16x2: return kBF16;
-    case Type::E4M3: case Type::E4M3x2: return kE4M3;
-    case Type::E5M2: case Type::E5M2x2: return kE5M2;
-    default: return kTF32;
+    case Type::F16:
+    case Type::F16x2:
+      return kF16;
+    case Type::BF16:
+    case Type::BF16x2:
+      return kBF16;
+    case Type::E4M3:
+    case Type::E4M3x2:
+      return kE4M3;
+    case Type::E5M2:
+    case Type::E5M2x2:
+      return kE5M2;
+    default:
+      return kTF32;
   }
 }
 
 double round_integral(double v, uint8_t mode) {
   switch (mode) {
-    case kRoundZero: return std::trunc(v);
-    case kRoundDown: return std::floor(v);
-    case kRoundUp: return std::ceil(v);
+    case kRoundZero:
+      return std::trunc(v);
+    case kRoundDown:
+      return std::floor(v);
+    case kRoundUp:
+      return std::ceil(v);
     default: {
       double r = std::floor(v);
       double diff = v - r;
@@ -95,10 +106,13 @@ uint64_t to_int(const Value& v, Type dst, uint8_t mode, uint8_t flags) {
     if (std::isnan(v.f)) return 0;
     double r = round_integral(v.f, mode);
     if (dst_signed) {
-      double hi = width >= 64 ? 9223372036854775807.0 : std::ldexp(1.0, static_cast<int>(width) - 1) - 1;
+      double hi =
+          width >= 64 ? 9223372036854775807.0 : std::ldexp(1.0, static_cast<int>(width) - 1) - 1;
       if (r <= static_cast<double>(lo)) return static_cast<uint64_t>(lo) & mask;
-      if (r >= hi) return static_cast<uint64_t>(width >= 64 ? std::numeric_limits<int64_t>::max()
-                                                            : static_cast<int64_t>(hi)) & mask;
+      if (r >= hi)
+        return static_cast<uint64_t>(width >= 64 ? std::numeric_limits<int64_t>::max()
+                                                 : static_cast<int64_t>(hi)) &
+               mask;
       return static_cast<uint64_t>(static_cast<int64_t>(r)) & mask;
     }
     if (r <= 0) return 0;
@@ -109,7 +123,8 @@ uint64_t to_int(const Value& v, Type dst, uint8_t mode, uint8_t flags) {
   if (!(flags & kSat)) return static_cast<uint64_t>(v.i) & mask;
   // Integer saturation.
   if (dst_signed) {
-    int64_t hi = width >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (width - 1)) - 1;
+    int64_t hi =
+        width >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (width - 1)) - 1;
     if (!v.is_signed && v.u > static_cast<uint64_t>(hi)) return static_cast<uint64_t>(hi) & mask;
     if (v.is_signed && v.i > hi) return static_cast<uint64_t>(hi) & mask;
     if (v.is_signed && v.i < lo) return static_cast<uint64_t>(lo) & mask;
@@ -204,7 +219,8 @@ void cvt_unpack(Exec& x, const Inst& in, uint32_t mask) {
   uint32_t src_bits = ptx::type_bits(src), dst_bits = ptx::type_bits(dst);
   for_lanes(mask, [&](uint32_t l) {
     uint64_t lo = convert(a[l] & ((1ull << src_bits) - 1), src, dst, in.mode, in.flags);
-    uint64_t hi = convert((a[l] >> src_bits) & ((1ull << src_bits) - 1), src, dst, in.mode, in.flags);
+    uint64_t hi =
+        convert((a[l] >> src_bits) & ((1ull << src_bits) - 1), src, dst, in.mode, in.flags);
     d[l] = (hi << dst_bits) | lo;
   });
 }
@@ -237,11 +253,16 @@ void cvt_f32_f16(Exec& x, const Inst& in, uint32_t mask) {
 
 Type element_of(Type t) {
   switch (t) {
-    case Type::F16x2: return Type::F16;
-    case Type::BF16x2: return Type::BF16;
-    case Type::E4M3x2: return Type::E4M3;
-    case Type::E5M2x2: return Type::E5M2;
-    default: return t;
+    case Type::F16x2:
+      return Type::F16;
+    case Type::BF16x2:
+      return Type::BF16;
+    case Type::E4M3x2:
+      return Type::E4M3;
+    case Type::E5M2x2:
+      return Type::E5M2;
+    default:
+      return t;
   }
 }
 
@@ -271,8 +292,8 @@ bool decode_convert(Decoder& d, const ptx::Instruction& in, Inst& out) {
       return false;
     }
   }
-  bool packed_dst = dst == Type::F16x2 || dst == Type::BF16x2 || dst == Type::E4M3x2 ||
-                    dst == Type::E5M2x2;
+  bool packed_dst =
+      dst == Type::F16x2 || dst == Type::BF16x2 || dst == Type::E4M3x2 || dst == Type::E5M2x2;
   bool packed_src = src == Type::E4M3x2 || src == Type::E5M2x2 || src == Type::F16x2;
   if (packed_dst && in.operands.size() == 3 && !packed_src) {
     out.width = static_cast<uint8_t>(element_of(dst));

@@ -12,9 +12,7 @@ namespace {
 
 constexpr uint64_t kSlice = 1u << 14;  // warp-instructions before the next warp gets a turn
 
-uint32_t component_of(const Dim3& d, char c) {
-  return c == 'y' ? d.y : c == 'z' ? d.z : d.x;
-}
+uint32_t component_of(const Dim3& d, char c) { return c == 'y' ? d.y : c == 'z' ? d.z : d.x; }
 
 }  // namespace
 
@@ -62,33 +60,74 @@ void CtaRunner::fill_constants(Warp& w) {
       Dim3 t = x_.thread_of(lane);
       uint64_t v = 0;
       switch (k.special) {
-        case SpecialRegister::Tid: v = component_of(t, k.component); break;
-        case SpecialRegister::Ntid: v = component_of(c.block, k.component); break;
-        case SpecialRegister::Laneid: v = lane; break;
-        case SpecialRegister::Warpid: v = w.index; break;
-        case SpecialRegister::Nwarpid: v = cta_.warps.size(); break;
-        case SpecialRegister::Ctaid: v = component_of(cta_.id, k.component); break;
-        case SpecialRegister::Nctaid: v = component_of(c.grid, k.component); break;
+        case SpecialRegister::Tid:
+          v = component_of(t, k.component);
+          break;
+        case SpecialRegister::Ntid:
+          v = component_of(c.block, k.component);
+          break;
+        case SpecialRegister::Laneid:
+          v = lane;
+          break;
+        case SpecialRegister::Warpid:
+          v = w.index;
+          break;
+        case SpecialRegister::Nwarpid:
+          v = cta_.warps.size();
+          break;
+        case SpecialRegister::Ctaid:
+          v = component_of(cta_.id, k.component);
+          break;
+        case SpecialRegister::Nctaid:
+          v = component_of(c.grid, k.component);
+          break;
         case SpecialRegister::Smid: {
-          uint64_t linear = cta_.id.x + static_cast<uint64_t>(c.grid.x) *
-                                            (cta_.id.y + static_cast<uint64_t>(c.grid.y) * cta_.id.z);
+          uint64_t linear =
+              cta_.id.x + static_cast<uint64_t>(c.grid.x) *
+                              (cta_.id.y + static_cast<uint64_t>(c.grid.y) * cta_.id.z);
           v = linear % limits_.multiprocessors;
           break;
         }
-        case SpecialRegister::Nsmid: v = limits_.multiprocessors; break;
-        case SpecialRegister::LanemaskEq: v = 1u << lane; break;
-        case SpecialRegister::LanemaskLe: v = lane == 31 ? 0xffffffffu : (2u << lane) - 1; break;
-        case SpecialRegister::LanemaskLt: v = (1u << lane) - 1; break;
-        case SpecialRegister::LanemaskGe: v = ~((1u << lane) - 1); break;
-        case SpecialRegister::LanemaskGt: v = lane == 31 ? 0 : ~((2u << lane) - 1); break;
-        case SpecialRegister::DynamicSmemSize: v = c.dynamic_shared_bytes; break;
+        case SpecialRegister::Nsmid:
+          v = limits_.multiprocessors;
+          break;
+        case SpecialRegister::LanemaskEq:
+          v = 1u << lane;
+          break;
+        case SpecialRegister::LanemaskLe:
+          v = lane == 31 ? 0xffffffffu : (2u << lane) - 1;
+          break;
+        case SpecialRegister::LanemaskLt:
+          v = (1u << lane) - 1;
+          break;
+        case SpecialRegister::LanemaskGe:
+          v = ~((1u << lane) - 1);
+          break;
+        case SpecialRegister::LanemaskGt:
+          v = lane == 31 ? 0 : ~((2u << lane) - 1);
+          break;
+        case SpecialRegister::DynamicSmemSize:
+          v = c.dynamic_shared_bytes;
+          break;
         case SpecialRegister::TotalSmemSize:
-        case SpecialRegister::AggrSmemSize: v = x_.shared_bytes; break;
-        case SpecialRegister::Clusterid: v = component_of(cta_.id, k.component); break;
-        case SpecialRegister::Nclusterid: v = component_of(c.grid, k.component); break;
-        case SpecialRegister::ClusterNctaid: v = 1; break;
-        case SpecialRegister::ClusterNctarank: v = 1; break;
-        default: v = 0; break;  // cluster ranks 0, %gridid 0, reserved offsets 0, %envreg 0
+        case SpecialRegister::AggrSmemSize:
+          v = x_.shared_bytes;
+          break;
+        case SpecialRegister::Clusterid:
+          v = component_of(cta_.id, k.component);
+          break;
+        case SpecialRegister::Nclusterid:
+          v = component_of(c.grid, k.component);
+          break;
+        case SpecialRegister::ClusterNctaid:
+          v = 1;
+          break;
+        case SpecialRegister::ClusterNctarank:
+          v = 1;
+          break;
+        default:
+          v = 0;
+          break;  // cluster ranks 0, %gridid 0, reserved offsets 0, %envreg 0
       }
       r[lane] = v;
     }
@@ -188,10 +227,9 @@ bool CtaRunner::run(Dim3 id) {
       }
       x_.warp = first;
       const Inst& here = x_.program->code[first->pc - 1];
-      x_.fault(here, static_cast<uint32_t>(std::countr_zero(first->live | 0x80000000u)),
-               "deadlock", 0,
-               "every live warp of the CTA waits and none can proceed: " +
-                   describe_waiting(cta_) +
+      x_.fault(here, static_cast<uint32_t>(std::countr_zero(first->live | 0x80000000u)), "deadlock",
+               0,
+               "every live warp of the CTA waits and none can proceed: " + describe_waiting(cta_) +
                    "; check that all threads reach each barrier (an early return before "
                    "__syncthreads leaves the count short) and that named-barrier counts match");
       return false;

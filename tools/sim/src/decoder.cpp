@@ -16,16 +16,22 @@ using ptx::Type;
 
 Space space_of(ptx::StateSpace space) {
   switch (space) {
-    case ptx::StateSpace::Global: return Space::Global;
+    case ptx::StateSpace::Global:
+      return Space::Global;
     case ptx::StateSpace::Shared:
     case ptx::StateSpace::SharedCta:
-    case ptx::StateSpace::SharedCluster: return Space::Shared;
-    case ptx::StateSpace::Local: return Space::Local;
-    case ptx::StateSpace::Const: return Space::Const;
+    case ptx::StateSpace::SharedCluster:
+      return Space::Shared;
+    case ptx::StateSpace::Local:
+      return Space::Local;
+    case ptx::StateSpace::Const:
+      return Space::Const;
     case ptx::StateSpace::Param:
     case ptx::StateSpace::ParamEntry:
-    case ptx::StateSpace::ParamFunc: return Space::Param;
-    default: return Space::Generic;
+    case ptx::StateSpace::ParamFunc:
+      return Space::Param;
+    default:
+      return Space::Generic;
   }
 }
 
@@ -269,36 +275,65 @@ void Decoder::decode_instruction(uint32_t index) {
   bool ok = false;
   using ptx::Opcode;
   switch (in.opcode) {
-    case Opcode::Bra: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap:
-    case Opcode::Bar: case Opcode::Barrier: case Opcode::Nanosleep: case Opcode::Brkpt:
-    case Opcode::Pmevent: case Opcode::Setmaxnreg: case Opcode::Griddepcontrol:
+    case Opcode::Bra:
+    case Opcode::Ret:
+    case Opcode::Exit:
+    case Opcode::Trap:
+    case Opcode::Bar:
+    case Opcode::Barrier:
+    case Opcode::Nanosleep:
+    case Opcode::Brkpt:
+    case Opcode::Pmevent:
+    case Opcode::Setmaxnreg:
+    case Opcode::Griddepcontrol:
       ok = decode_control(*this, in, out);
       break;
-    case Opcode::Ld: case Opcode::Ldu: case Opcode::St: case Opcode::Membar: case Opcode::Fence:
-    case Opcode::Prefetch: case Opcode::Prefetchu: case Opcode::Applypriority:
-    case Opcode::Discard: case Opcode::Createpolicy: case Opcode::Isspacep:
+    case Opcode::Ld:
+    case Opcode::Ldu:
+    case Opcode::St:
+    case Opcode::Membar:
+    case Opcode::Fence:
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+    case Opcode::Applypriority:
+    case Opcode::Discard:
+    case Opcode::Createpolicy:
+    case Opcode::Isspacep:
       ok = decode_memory(*this, in, out);
       break;
-    case Opcode::Atom: case Opcode::Red:
+    case Opcode::Atom:
+    case Opcode::Red:
       ok = decode_atomic(*this, in, out);
       break;
-    case Opcode::Setp: case Opcode::Set: case Opcode::Selp: case Opcode::Slct:
+    case Opcode::Setp:
+    case Opcode::Set:
+    case Opcode::Selp:
+    case Opcode::Slct:
       ok = decode_compare(*this, in, out);
       break;
-    case Opcode::Mov: case Opcode::Cvta: case Opcode::Activemask:
+    case Opcode::Mov:
+    case Opcode::Cvta:
+    case Opcode::Activemask:
       ok = decode_move(*this, in, out);
       break;
     case Opcode::Cvt:
       ok = decode_convert(*this, in, out);
       break;
-    case Opcode::Shfl: case Opcode::Vote: case Opcode::Redux: case Opcode::Match:
+    case Opcode::Shfl:
+    case Opcode::Vote:
+    case Opcode::Redux:
+    case Opcode::Match:
     case Opcode::Elect:
       ok = decode_warp(*this, in, out);
       break;
-    case Opcode::Ldmatrix: case Opcode::Stmatrix: case Opcode::Mma: case Opcode::Movmatrix:
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::Mma:
+    case Opcode::Movmatrix:
       ok = decode_matrix(*this, in, out);
       break;
-    case Opcode::Cp: case Opcode::Mbarrier:
+    case Opcode::Cp:
+    case Opcode::Mbarrier:
       ok = decode_async(*this, in, out);
       break;
     default: {
@@ -308,8 +343,8 @@ void Decoder::decode_instruction(uint32_t index) {
         ok = decode_half(*this, in, out);
       } else if (ptx::is_float_type(t)) {
         ok = decode_float(*this, in, out);
-      } else if ((in.opcode == Opcode::And || in.opcode == Opcode::Or ||
-                  in.opcode == Opcode::Xor || in.opcode == Opcode::Not) &&
+      } else if ((in.opcode == Opcode::And || in.opcode == Opcode::Or || in.opcode == Opcode::Xor ||
+                  in.opcode == Opcode::Not) &&
                  t == Type::Pred) {
         ok = decode_move(*this, in, out);
       } else {

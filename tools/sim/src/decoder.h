@@ -41,9 +41,9 @@ class Decoder {
   // the instruction then decodes to the unsupported handler.
   const ptx::Function& function() const { return function_; }
   uint32_t value(const ptx::Operand& operand, ptx::Type type);  // a source or destination slot
-  uint32_t predicate(const ptx::Operand& operand);               // index, | kNegated if !%p
+  uint32_t predicate(const ptx::Operand& operand);              // index, | kNegated if !%p
   uint32_t constant(uint64_t bits);
-  uint32_t scratch();                                            // a slot for '_'
+  uint32_t scratch();  // a slot for '_'
   Address address(const ptx::Operand& operand);
   bool is_predicate(const ptx::Operand& operand) const;
   // Appends a slot to the instruction's operand list.

@@ -12,8 +12,8 @@ namespace kiln::sim {
 
 namespace {
 
-const char* const kClassNames[] = {"alu",     "fp32",    "fp16",  "tensor",
-                                   "load",    "store",   "atomic", "barrier",
+const char* const kClassNames[] = {"alu",     "fp32",    "fp16",       "tensor",
+                                   "load",    "store",   "atomic",     "barrier",
                                    "shuffle", "control", "async_copy", "other"};
 const char* const kSpaceNames[] = {"global", "shared", "local", "const", "param", "generic"};
 
@@ -27,8 +27,7 @@ LaunchReport invalid_launch(std::string message) {
 }
 
 std::string dims(const Dim3& d) {
-  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) +
-         ")";
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
 
 }  // namespace
@@ -66,7 +65,9 @@ Device::~Device() = default;
 
 const DeviceProperties& Device::properties() const { return impl_->properties; }
 
-Result<uint64_t> Device::allocate(size_t bytes) { return impl_->memory.allocate(bytes, "cudaMalloc"); }
+Result<uint64_t> Device::allocate(size_t bytes) {
+  return impl_->memory.allocate(bytes, "cudaMalloc");
+}
 
 Status Device::free(uint64_t address) { return impl_->memory.free(address); }
 
@@ -149,8 +150,10 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
                           " per block with z at most " + std::to_string(props.max_block_dim.z));
   }
   if (info->max_threads != 0 && threads > info->max_threads) {
-    return invalid_launch("block of " + std::to_string(threads) + " threads exceeds the kernel's "
-                          ".maxntid (__launch_bounds__) of " + std::to_string(info->max_threads));
+    return invalid_launch("block of " + std::to_string(threads) +
+                          " threads exceeds the kernel's "
+                          ".maxntid (__launch_bounds__) of " +
+                          std::to_string(info->max_threads));
   }
   if (g.y > props.max_grid_dim.y || g.z > props.max_grid_dim.z) {
     return invalid_launch("grid " + dims(g) + " exceeds the limits " + dims(props.max_grid_dim));
@@ -200,10 +203,12 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   s.warp_instructions = x.counters.warp_instructions;
   s.lane_instructions = x.counters.lane_instructions;
   for (size_t i = 0; i < x.counters.by_class.size(); ++i) {
-    if (x.counters.by_class[i] != 0) s.by_class.emplace_back(kClassNames[i], x.counters.by_class[i]);
+    if (x.counters.by_class[i] != 0)
+      s.by_class.emplace_back(kClassNames[i], x.counters.by_class[i]);
   }
   for (size_t i = 0; i < x.counters.bytes.size(); ++i) {
-    if (x.counters.bytes[i] != 0) s.bytes_by_space.emplace_back(kSpaceNames[i], x.counters.bytes[i]);
+    if (x.counters.bytes[i] != 0)
+      s.bytes_by_space.emplace_back(kSpaceNames[i], x.counters.bytes[i]);
   }
   s.shared_bank_conflicts = x.counters.bank_conflicts;
   s.divergent_branches = x.counters.divergent_branches;

@@ -14,12 +14,18 @@ std::string hex(uint64_t value) {
 
 const char* space_name(Space space) {
   switch (space) {
-    case Space::Global: return "global";
-    case Space::Shared: return "shared";
-    case Space::Local: return "local";
-    case Space::Const: return "const";
-    case Space::Param: return "param";
-    default: return "generic";
+    case Space::Global:
+      return "global";
+    case Space::Shared:
+      return "shared";
+    case Space::Local:
+      return "local";
+    case Space::Const:
+      return "const";
+    case Space::Param:
+      return "param";
+    default:
+      return "generic";
   }
 }
 
@@ -67,8 +73,8 @@ uint8_t* Exec::global_bytes(uint64_t address, uint32_t bytes, uint32_t lane, con
   return cache_bytes + (address - cache_base);
 }
 
-uint8_t* Exec::resolve(Space space, uint64_t address, uint32_t bytes, uint32_t align,
-                       uint32_t lane, const Inst& inst) {
+uint8_t* Exec::resolve(Space space, uint64_t address, uint32_t bytes, uint32_t align, uint32_t lane,
+                       const Inst& inst) {
   if (align > 1 && (address & (align - 1)) != 0) {
     fault(inst, lane, "misaligned", address,
           std::string(space_name(space)) + " access of " + std::to_string(bytes) + " bytes at " +

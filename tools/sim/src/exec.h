@@ -19,7 +19,7 @@
 namespace kiln::sim {
 
 struct StackEntry {
-  uint32_t pc = 0;          // where this entry resumes (the top's live pc is Warp::pc)
+  uint32_t pc = 0;  // where this entry resumes (the top's live pc is Warp::pc)
   uint32_t reconverge = kNoReconverge;
   uint32_t mask = 0;
 };
@@ -27,9 +27,9 @@ struct StackEntry {
 struct PendingCopy {
   uint32_t lane = 0;
   uint32_t shared_offset = 0;
-  uint64_t source = 0;      // global address
-  uint32_t bytes = 0;       // copied
-  uint32_t fill = 0;        // zero-filled after the copied bytes
+  uint64_t source = 0;             // global address
+  uint32_t bytes = 0;              // copied
+  uint32_t fill = 0;               // zero-filled after the copied bytes
   uint32_t mbarrier = UINT32_MAX;  // cp.async.mbarrier.arrive: the barrier to arrive on
 };
 
@@ -38,7 +38,7 @@ enum class WarpState : uint8_t { Ready, AtBarrier, Done };
 struct Warp {
   uint32_t index = 0;  // warp id within the CTA
   uint32_t pc = 0;
-  uint32_t live = 0;   // lanes that exist and have not exited
+  uint32_t live = 0;  // lanes that exist and have not exited
   WarpState state = WarpState::Ready;
   std::vector<StackEntry> stack;
   uint64_t* regs = nullptr;   // value_slots * 32
@@ -49,8 +49,8 @@ struct Warp {
 };
 
 struct NamedBarrier {
-  uint32_t arrived = 0;   // threads
-  uint32_t expected = 0;  // 0: all live threads of the CTA
+  uint32_t arrived = 0;           // threads
+  uint32_t expected = 0;          // 0: all live threads of the CTA
   std::vector<uint32_t> waiting;  // warp indices blocked on it
 };
 
@@ -78,8 +78,8 @@ struct Cta {
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   std::vector<uint8_t> shared;
-  std::vector<uint8_t> local;  // threads x local_bytes
-  std::array<NamedBarrier, 17> barriers;  // 16: barrier.cluster (cluster of one CTA)
+  std::vector<uint8_t> local;                        // threads x local_bytes
+  std::array<NamedBarrier, 17> barriers;             // 16: barrier.cluster (cluster of one CTA)
   std::unordered_map<uint32_t, Mbarrier> mbarriers;  // by shared offset
   uint32_t live_threads = 0;
 };
@@ -87,9 +87,9 @@ struct Cta {
 enum : uint32_t {
   kEventNone = 0,
   kEventFault = 1,
-  kEventBlock = 2,   // the warp waits at a barrier
-  kEventYield = 4,   // let other warps run (a failed mbarrier wait)
-  kEventExit = 8,    // lanes exited; the runner cleans up the stack
+  kEventBlock = 2,  // the warp waits at a barrier
+  kEventYield = 4,  // let other warps run (a failed mbarrier wait)
+  kEventExit = 8,   // lanes exited; the runner cleans up the stack
 };
 
 struct Exec {

@@ -65,41 +65,93 @@ void fp_op(Exec& x, const Inst& in, uint32_t mask) {
   });
 }
 
-template <typename T> T add(T a, T b) { return a + b; }
-template <typename T> T sub(T a, T b) { return a - b; }
-template <typename T> T mul(T a, T b) { return a * b; }
-template <typename T> T fma_op(T a, T b, T c) { return std::fma(a, b, c); }
-template <typename T> T div(T a, T b) { return a / b; }
-template <typename T> T abs_op(T a) { return std::fabs(a); }
-template <typename T> T neg(T a) { return -a; }
-template <typename T> T rcp(T a) { return T(1) / a; }
-template <typename T> T sqrt_op(T a) { return std::sqrt(a); }
-template <typename T> T rsqrt(T a) { return T(1) / std::sqrt(a); }
-template <typename T> T sin_op(T a) { return std::sin(a); }
-template <typename T> T cos_op(T a) { return std::cos(a); }
-template <typename T> T lg2(T a) { return std::log2(a); }
-template <typename T> T ex2(T a) { return std::exp2(a); }
-template <typename T> T tanh_op(T a) { return std::tanh(a); }
-template <typename T> T copysign_op(T a, T b) { return std::copysign(b, a); }
+template <typename T>
+T add(T a, T b) {
+  return a + b;
+}
+template <typename T>
+T sub(T a, T b) {
+  return a - b;
+}
+template <typename T>
+T mul(T a, T b) {
+  return a * b;
+}
+template <typename T>
+T fma_op(T a, T b, T c) {
+  return std::fma(a, b, c);
+}
+template <typename T>
+T div(T a, T b) {
+  return a / b;
+}
+template <typename T>
+T abs_op(T a) {
+  return std::fabs(a);
+}
+template <typename T>
+T neg(T a) {
+  return -a;
+}
+template <typename T>
+T rcp(T a) {
+  return T(1) / a;
+}
+template <typename T>
+T sqrt_op(T a) {
+  return std::sqrt(a);
+}
+template <typename T>
+T rsqrt(T a) {
+  return T(1) / std::sqrt(a);
+}
+template <typename T>
+T sin_op(T a) {
+  return std::sin(a);
+}
+template <typename T>
+T cos_op(T a) {
+  return std::cos(a);
+}
+template <typename T>
+T lg2(T a) {
+  return std::log2(a);
+}
+template <typename T>
+T ex2(T a) {
+  return std::exp2(a);
+}
+template <typename T>
+T tanh_op(T a) {
+  return std::tanh(a);
+}
+template <typename T>
+T copysign_op(T a, T b) {
+  return std::copysign(b, a);
+}
 
 // PTX min/max: a NaN operand yields the other; -0.0 counts as less than +0.0.
-template <typename T> T min_op(T a, T b) {
+template <typename T>
+T min_op(T a, T b) {
   if (std::isnan(a)) return b;
   if (std::isnan(b)) return a;
   if (a == b) return std::signbit(a) ? a : b;
   return a < b ? a : b;
 }
-template <typename T> T max_op(T a, T b) {
+template <typename T>
+T max_op(T a, T b) {
   if (std::isnan(a)) return b;
   if (std::isnan(b)) return a;
   if (a == b) return std::signbit(a) ? b : a;
   return a > b ? a : b;
 }
-template <typename T> T min_nan(T a, T b) {
+template <typename T>
+T min_nan(T a, T b) {
   if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
   return min_op(a, b);
 }
-template <typename T> T max_nan(T a, T b) {
+template <typename T>
+T max_nan(T a, T b) {
   if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
   return max_op(a, b);
 }
@@ -110,30 +162,51 @@ Handler select(const ptx::Instruction& in, int& sources) {
   bool nan = in.has_modifier("NaN");
   sources = 2;
   switch (in.opcode) {
-    case Opcode::Add: return &fp_op<T, 2, add<T>>;
-    case Opcode::Sub: return &fp_op<T, 2, sub<T>>;
-    case Opcode::Mul: return &fp_op<T, 2, mul<T>>;
+    case Opcode::Add:
+      return &fp_op<T, 2, add<T>>;
+    case Opcode::Sub:
+      return &fp_op<T, 2, sub<T>>;
+    case Opcode::Mul:
+      return &fp_op<T, 2, mul<T>>;
     case Opcode::Fma:
-    case Opcode::Mad: sources = 3; return &fp_op<T, 3, fma_op<T>>;
-    case Opcode::Div: return &fp_op<T, 2, div<T>>;
-    case Opcode::Min: return nan ? &fp_op<T, 2, min_nan<T>> : &fp_op<T, 2, min_op<T>>;
-    case Opcode::Max: return nan ? &fp_op<T, 2, max_nan<T>> : &fp_op<T, 2, max_op<T>>;
-    case Opcode::Copysign: return &fp_op<T, 2, copysign_op<T>>;
-    default: break;
+    case Opcode::Mad:
+      sources = 3;
+      return &fp_op<T, 3, fma_op<T>>;
+    case Opcode::Div:
+      return &fp_op<T, 2, div<T>>;
+    case Opcode::Min:
+      return nan ? &fp_op<T, 2, min_nan<T>> : &fp_op<T, 2, min_op<T>>;
+    case Opcode::Max:
+      return nan ? &fp_op<T, 2, max_nan<T>> : &fp_op<T, 2, max_op<T>>;
+    case Opcode::Copysign:
+      return &fp_op<T, 2, copysign_op<T>>;
+    default:
+      break;
   }
   sources = 1;
   switch (in.opcode) {
-    case Opcode::Abs: return &fp_op<T, 1, abs_op<T>>;
-    case Opcode::Neg: return &fp_op<T, 1, neg<T>>;
-    case Opcode::Rcp: return &fp_op<T, 1, rcp<T>>;
-    case Opcode::Sqrt: return &fp_op<T, 1, sqrt_op<T>>;
-    case Opcode::Rsqrt: return approx ? &fp_op<T, 1, rsqrt<T>> : nullptr;
-    case Opcode::Sin: return approx ? &fp_op<T, 1, sin_op<T>> : nullptr;
-    case Opcode::Cos: return approx ? &fp_op<T, 1, cos_op<T>> : nullptr;
-    case Opcode::Lg2: return approx ? &fp_op<T, 1, lg2<T>> : nullptr;
-    case Opcode::Ex2: return approx ? &fp_op<T, 1, ex2<T>> : nullptr;
-    case Opcode::Tanh: return approx ? &fp_op<T, 1, tanh_op<T>> : nullptr;
-    default: return nullptr;
+    case Opcode::Abs:
+      return &fp_op<T, 1, abs_op<T>>;
+    case Opcode::Neg:
+      return &fp_op<T, 1, neg<T>>;
+    case Opcode::Rcp:
+      return &fp_op<T, 1, rcp<T>>;
+    case Opcode::Sqrt:
+      return &fp_op<T, 1, sqrt_op<T>>;
+    case Opcode::Rsqrt:
+      return approx ? &fp_op<T, 1, rsqrt<T>> : nullptr;
+    case Opcode::Sin:
+      return approx ? &fp_op<T, 1, sin_op<T>> : nullptr;
+    case Opcode::Cos:
+      return approx ? &fp_op<T, 1, cos_op<T>> : nullptr;
+    case Opcode::Lg2:
+      return approx ? &fp_op<T, 1, lg2<T>> : nullptr;
+    case Opcode::Ex2:
+      return approx ? &fp_op<T, 1, ex2<T>> : nullptr;
+    case Opcode::Tanh:
+      return approx ? &fp_op<T, 1, tanh_op<T>> : nullptr;
+    default:
+      return nullptr;
   }
 }
 

@@ -31,8 +31,9 @@ class RoundingScope {
  public:
   explicit RoundingScope(uint8_t mode) : mode_(mode) {
     if (mode_ == kRoundNearest) return;
-    std::fesetround(mode_ == kRoundZero ? FE_TOWARDZERO : mode_ == kRoundDown ? FE_DOWNWARD
-                                                                               : FE_UPWARD);
+    std::fesetround(mode_ == kRoundZero   ? FE_TOWARDZERO
+                    : mode_ == kRoundDown ? FE_DOWNWARD
+                                          : FE_UPWARD);
   }
   ~RoundingScope() {
     if (mode_ != kRoundNearest) std::fesetround(FE_TONEAREST);

@@ -17,7 +17,8 @@ double small_to_double(uint32_t bits, SmallFloat f) {
     if (f.has_infinity) return man == 0 ? s * INFINITY : NAN;
     if (man == (1u << m_bits) - 1) return NAN;  // e4m3: S.1111.111
   }
-  if (exp == 0) return s * std::ldexp(static_cast<double>(man), 1 - bias - static_cast<int>(m_bits));
+  if (exp == 0)
+    return s * std::ldexp(static_cast<double>(man), 1 - bias - static_cast<int>(m_bits));
   return s * std::ldexp(static_cast<double>(man | (1u << m_bits)),
                         static_cast<int>(exp) - bias - static_cast<int>(m_bits));
 }
@@ -62,10 +63,18 @@ uint32_t double_to_small(double v, SmallFloat f, uint8_t mode, bool satfinite) {
   uint64_t q = static_cast<uint64_t>(floor_v);
   bool up = false;
   switch (mode) {
-    case 0: up = frac > 0.5 || (frac == 0.5 && (q & 1)); break;
-    case 1: up = false; break;
-    case 2: up = sign && frac > 0; break;
-    default: up = !sign && frac > 0; break;
+    case 0:
+      up = frac > 0.5 || (frac == 0.5 && (q & 1));
+      break;
+    case 1:
+      up = false;
+      break;
+    case 2:
+      up = sign && frac > 0;
+      break;
+    default:
+      up = !sign && frac > 0;
+      break;
   }
   if (up) ++q;
   // q is the significand in units of quantum at exponent e (may carry to 2^(m_bits+1)).

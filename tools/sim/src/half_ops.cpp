@@ -21,7 +21,8 @@ enum HalfOp : uint8_t { Add, Sub, Mul, Fma, Neg, Abs, Min, Max, Ex2, Tanh };
 
 inline double h_in(uint32_t bits, SmallFloat f, uint8_t flags) {
   double v = small_to_double(bits, f);
-  if ((flags & kFtz) && (bits & 0x7fff) != 0 && std::fabs(v) < std::ldexp(1.0, f.exponent_bits == 5 ? -14 : -126)) {
+  if ((flags & kFtz) && (bits & 0x7fff) != 0 &&
+      std::fabs(v) < std::ldexp(1.0, f.exponent_bits == 5 ? -14 : -126)) {
     return std::signbit(v) ? -0.0 : 0.0;
   }
   return v;
@@ -50,15 +51,32 @@ inline uint32_t half_op(uint32_t a, uint32_t b, uint32_t c, SmallFloat f, uint8_
   if constexpr (Op == Abs) return a & ~(1u << (f.exponent_bits + f.mantissa_bits));
   double x = h_in(a, f, flags), y = h_in(b, f, flags), z = h_in(c, f, flags), r = 0;
   switch (Op) {
-    case Add: r = x + y; break;
-    case Sub: r = x - y; break;
-    case Mul: r = x * y; break;
-    case Fma: r = std::fma(x, y, z); break;
-    case Min: r = min_of(x, y, flags & kNaN); break;
-    case Max: r = max_of(x, y, flags & kNaN); break;
-    case Ex2: r = std::exp2(x); break;
-    case Tanh: r = std::tanh(x); break;
-    default: break;
+    case Add:
+      r = x + y;
+      break;
+    case Sub:
+      r = x - y;
+      break;
+    case Mul:
+      r = x * y;
+      break;
+    case Fma:
+      r = std::fma(x, y, z);
+      break;
+    case Min:
+      r = min_of(x, y, flags & kNaN);
+      break;
+    case Max:
+      r = max_of(x, y, flags & kNaN);
+      break;
+    case Ex2:
+      r = std::exp2(x);
+      break;
+    case Tanh:
+      r = std::tanh(x);
+      break;
+    default:
+      break;
   }
   if ((flags & kRelu) && !std::isnan(r) && r < 0) r = 0;
   if (flags & kSat) r = saturate(r);
@@ -87,8 +105,8 @@ void half_handler(Exec& x, const Inst& in, uint32_t mask) {
       d[l] = lo;
       return;
     }
-    uint32_t hi = half_op<Op>((a[l] >> 16) & 0xffff, (b[l] >> 16) & 0xffff, (c[l] >> 16) & 0xffff,
-                              f, flags);
+    uint32_t hi =
+        half_op<Op>((a[l] >> 16) & 0xffff, (b[l] >> 16) & 0xffff, (c[l] >> 16) & 0xffff, f, flags);
     d[l] = (hi << 16) | lo;
   });
 }
@@ -111,17 +129,45 @@ bool decode_half(Decoder& d, const ptx::Instruction& in, Inst& out) {
   bool approx = in.has_modifier("approx");
   int n = 2;
   switch (in.opcode) {
-    case Opcode::Add: out.fn = &half_handler<Add, 2>; break;
-    case Opcode::Sub: out.fn = &half_handler<Sub, 2>; break;
-    case Opcode::Mul: out.fn = &half_handler<Mul, 2>; break;
-    case Opcode::Fma: out.fn = &half_handler<Fma, 3>; n = 3; break;
-    case Opcode::Min: out.fn = &half_handler<Min, 2>; break;
-    case Opcode::Max: out.fn = &half_handler<Max, 2>; break;
-    case Opcode::Neg: out.fn = &half_handler<Neg, 1>; n = 1; break;
-    case Opcode::Abs: out.fn = &half_handler<Abs, 1>; n = 1; break;
-    case Opcode::Ex2: if (!approx) return false; out.fn = &half_handler<Ex2, 1>; n = 1; break;
-    case Opcode::Tanh: if (!approx) return false; out.fn = &half_handler<Tanh, 1>; n = 1; break;
-    default: return false;
+    case Opcode::Add:
+      out.fn = &half_handler<Add, 2>;
+      break;
+    case Opcode::Sub:
+      out.fn = &half_handler<Sub, 2>;
+      break;
+    case Opcode::Mul:
+      out.fn = &half_handler<Mul, 2>;
+      break;
+    case Opcode::Fma:
+      out.fn = &half_handler<Fma, 3>;
+      n = 3;
+      break;
+    case Opcode::Min:
+      out.fn = &half_handler<Min, 2>;
+      break;
+    case Opcode::Max:
+      out.fn = &half_handler<Max, 2>;
+      break;
+    case Opcode::Neg:
+      out.fn = &half_handler<Neg, 1>;
+      n = 1;
+      break;
+    case Opcode::Abs:
+      out.fn = &half_handler<Abs, 1>;
+      n = 1;
+      break;
+    case Opcode::Ex2:
+      if (!approx) return false;
+      out.fn = &half_handler<Ex2, 1>;
+      n = 1;
+      break;
+    case Opcode::Tanh:
+      if (!approx) return false;
+      out.fn = &half_handler<Tanh, 1>;
+      n = 1;
+      break;
+    default:
+      return false;
   }
   if (in.operands.size() != static_cast<size_t>(n + 1)) return false;
   Type reg_type = out.vec == 2 ? Type::B32 : Type::B16;

@@ -22,64 +22,105 @@ using U = std::make_unsigned_t<T>;
 
 template <typename T>
 struct Wider;
-template <> struct Wider<int16_t> { using type = int32_t; };
-template <> struct Wider<uint16_t> { using type = uint32_t; };
-template <> struct Wider<int32_t> { using type = int64_t; };
-template <> struct Wider<uint32_t> { using type = uint64_t; };
-template <> struct Wider<int64_t> { using type = i128; };
-template <> struct Wider<uint64_t> { using type = u128; };
+template <>
+struct Wider<int16_t> {
+  using type = int32_t;
+};
+template <>
+struct Wider<uint16_t> {
+  using type = uint32_t;
+};
+template <>
+struct Wider<int32_t> {
+  using type = int64_t;
+};
+template <>
+struct Wider<uint32_t> {
+  using type = uint64_t;
+};
+template <>
+struct Wider<int64_t> {
+  using type = i128;
+};
+template <>
+struct Wider<uint64_t> {
+  using type = u128;
+};
 template <typename T>
 using W = typename Wider<T>::type;
 
 template <typename T>
 constexpr unsigned kBits = sizeof(T) * 8;
 
-template <typename T> T wrap_add(T a, T b) { return static_cast<T>(static_cast<U<T>>(a) + static_cast<U<T>>(b)); }
-template <typename T> T wrap_sub(T a, T b) { return static_cast<T>(static_cast<U<T>>(a) - static_cast<U<T>>(b)); }
-template <typename T> T wrap_mul(T a, T b) {
-  using P = std::conditional_t<(sizeof(T) < 4), uint32_t, U<T>>;
-  return static_cast<T>(static_cast<P>(static_cast<U<T>>(a)) * static_cast<P>(static_cast<U<T>>(b)));
+template <typename T>
+T wrap_add(T a, T b) {
+  return static_cast<T>(static_cast<U<T>>(a) + static_cast<U<T>>(b));
 }
-template <typename T> T mul_hi(T a, T b) {
+template <typename T>
+T wrap_sub(T a, T b) {
+  return static_cast<T>(static_cast<U<T>>(a) - static_cast<U<T>>(b));
+}
+template <typename T>
+T wrap_mul(T a, T b) {
+  using P = std::conditional_t<(sizeof(T) < 4), uint32_t, U<T>>;
+  return static_cast<T>(static_cast<P>(static_cast<U<T>>(a)) *
+                        static_cast<P>(static_cast<U<T>>(b)));
+}
+template <typename T>
+T mul_hi(T a, T b) {
   return static_cast<T>((static_cast<W<T>>(a) * static_cast<W<T>>(b)) >> kBits<T>);
 }
-template <typename T> W<T> mul_wide(T a, T b) { return static_cast<W<T>>(a) * static_cast<W<T>>(b); }
-template <typename T> T sat_add(T a, T b) {
+template <typename T>
+W<T> mul_wide(T a, T b) {
+  return static_cast<W<T>>(a) * static_cast<W<T>>(b);
+}
+template <typename T>
+T sat_add(T a, T b) {
   int64_t r = static_cast<int64_t>(a) + static_cast<int64_t>(b);
-  return static_cast<T>(std::clamp<int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+  return static_cast<T>(
+      std::clamp<int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
-template <typename T> T sat_sub(T a, T b) {
+template <typename T>
+T sat_sub(T a, T b) {
   int64_t r = static_cast<int64_t>(a) - static_cast<int64_t>(b);
-  return static_cast<T>(std::clamp<int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+  return static_cast<T>(
+      std::clamp<int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
-template <typename T> T div_op(T a, T b) {
-  if (b == 0) return static_cast<T>(~U<T>(0));  // what the hardware returns; PTX leaves it undefined
+template <typename T>
+T div_op(T a, T b) {
+  if (b == 0)
+    return static_cast<T>(~U<T>(0));  // what the hardware returns; PTX leaves it undefined
   if constexpr (std::is_signed_v<T>) {
     if (a == std::numeric_limits<T>::min() && b == -1) return a;
   }
   return static_cast<T>(a / b);
 }
-template <typename T> T rem_op(T a, T b) {
+template <typename T>
+T rem_op(T a, T b) {
   if (b == 0) return a;
   if constexpr (std::is_signed_v<T>) {
     if (b == -1) return 0;
   }
   return static_cast<T>(a % b);
 }
-template <typename T> T abs_op(T a) {
+template <typename T>
+T abs_op(T a) {
   return a < 0 ? static_cast<T>(U<T>(0) - static_cast<U<T>>(a)) : a;
 }
-template <typename T> T shl_op(T a, uint32_t s) {
+template <typename T>
+T shl_op(T a, uint32_t s) {
   return s >= kBits<T> ? T(0) : static_cast<T>(static_cast<U<T>>(a) << s);
 }
-template <typename T> T shr_op(T a, uint32_t s) {
+template <typename T>
+T shr_op(T a, uint32_t s) {
   if constexpr (std::is_signed_v<T>) {
     return static_cast<T>(a >> std::min<uint32_t>(s, kBits<T> - 1));
   } else {
     return s >= kBits<T> ? T(0) : static_cast<T>(a >> s);
   }
 }
-template <typename T> T bfe_op(T a, uint32_t pos, uint32_t len) {
+template <typename T>
+T bfe_op(T a, uint32_t pos, uint32_t len) {
   pos &= 0xff;
   len &= 0xff;
   constexpr uint32_t n = kBits<T>;
@@ -96,7 +137,8 @@ template <typename T> T bfe_op(T a, uint32_t pos, uint32_t len) {
   }
   return static_cast<T>(out);
 }
-template <typename T> T bfi_op(T f, T b, uint32_t pos, uint32_t len) {
+template <typename T>
+T bfi_op(T f, T b, uint32_t pos, uint32_t len) {
   pos &= 0xff;
   len &= 0xff;
   U<T> out = static_cast<U<T>>(b);
@@ -106,7 +148,8 @@ template <typename T> T bfi_op(T f, T b, uint32_t pos, uint32_t len) {
   }
   return static_cast<T>(out);
 }
-template <typename T> uint32_t bfind_op(T a, bool shiftamt) {
+template <typename T>
+uint32_t bfind_op(T a, bool shiftamt) {
   U<T> v = static_cast<U<T>>(a);
   if constexpr (std::is_signed_v<T>) {
     if (a < 0) v = ~v;
@@ -144,11 +187,24 @@ uint32_t prmt_op(uint32_t a, uint32_t b, uint32_t c, uint8_t mode) {
 }
 
 // Handler families, one instantiation per integer type.
-template <typename T> struct AddF { static constexpr Handler fn = &binary_op<T, T, wrap_add<T>>; };
-template <typename T> struct SubF { static constexpr Handler fn = &binary_op<T, T, wrap_sub<T>>; };
-template <typename T> struct MulLoF { static constexpr Handler fn = &binary_op<T, T, wrap_mul<T>>; };
-template <typename T> struct MulHiF { static constexpr Handler fn = &binary_op<T, T, mul_hi<T>>; };
-template <typename T> struct MulWideF {
+template <typename T>
+struct AddF {
+  static constexpr Handler fn = &binary_op<T, T, wrap_add<T>>;
+};
+template <typename T>
+struct SubF {
+  static constexpr Handler fn = &binary_op<T, T, wrap_sub<T>>;
+};
+template <typename T>
+struct MulLoF {
+  static constexpr Handler fn = &binary_op<T, T, wrap_mul<T>>;
+};
+template <typename T>
+struct MulHiF {
+  static constexpr Handler fn = &binary_op<T, T, mul_hi<T>>;
+};
+template <typename T>
+struct MulWideF {
   static constexpr Handler fn = [] {
     if constexpr (sizeof(T) == 8) {
       return Handler(nullptr);
@@ -157,13 +213,18 @@ template <typename T> struct MulWideF {
     }
   }();
 };
-template <typename T> struct MadLoF {
-  static constexpr Handler fn = &ternary_op<T, T, [](T a, T b, T c) { return wrap_add<T>(wrap_mul<T>(a, b), c); }>;
+template <typename T>
+struct MadLoF {
+  static constexpr Handler fn =
+      &ternary_op<T, T, [](T a, T b, T c) { return wrap_add<T>(wrap_mul<T>(a, b), c); }>;
 };
-template <typename T> struct MadHiF {
-  static constexpr Handler fn = &ternary_op<T, T, [](T a, T b, T c) { return wrap_add<T>(mul_hi<T>(a, b), c); }>;
+template <typename T>
+struct MadHiF {
+  static constexpr Handler fn =
+      &ternary_op<T, T, [](T a, T b, T c) { return wrap_add<T>(mul_hi<T>(a, b), c); }>;
 };
-template <typename T> struct MadWideF {
+template <typename T>
+struct MadWideF {
   static void run(Exec& x, const Inst& in, uint32_t mask) {
     if constexpr (sizeof(T) < 8) {
       const uint32_t* o = x.ops(in);
@@ -178,20 +239,64 @@ template <typename T> struct MadWideF {
   }
   static constexpr Handler fn = sizeof(T) == 8 ? nullptr : &run;
 };
-template <typename T> struct DivF { static constexpr Handler fn = &binary_op<T, T, div_op<T>>; };
-template <typename T> struct RemF { static constexpr Handler fn = &binary_op<T, T, rem_op<T>>; };
-template <typename T> struct MinF { static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return std::min(a, b); }>; };
-template <typename T> struct MaxF { static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return std::max(a, b); }>; };
-template <typename T> struct AbsF { static constexpr Handler fn = &unary_op<T, T, abs_op<T>>; };
-template <typename T> struct NegF { static constexpr Handler fn = &unary_op<T, T, [](T a) { return wrap_sub<T>(T(0), a); }>; };
-template <typename T> struct AndF { static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return T(a & b); }>; };
-template <typename T> struct OrF { static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return T(a | b); }>; };
-template <typename T> struct XorF { static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return T(a ^ b); }>; };
-template <typename T> struct NotF { static constexpr Handler fn = &unary_op<T, T, [](T a) { return T(~a); }>; };
-template <typename T> struct CnotF { static constexpr Handler fn = &unary_op<T, T, [](T a) { return T(a == 0 ? 1 : 0); }>; };
-template <typename T> struct PopcF { static constexpr Handler fn = &unary_op<T, uint32_t, [](T a) { return static_cast<uint32_t>(std::popcount(static_cast<U<T>>(a))); }>; };
-template <typename T> struct ClzF { static constexpr Handler fn = &unary_op<T, uint32_t, [](T a) { return static_cast<uint32_t>(std::countl_zero(static_cast<U<T>>(a))); }>; };
-template <typename T> struct BrevF {
+template <typename T>
+struct DivF {
+  static constexpr Handler fn = &binary_op<T, T, div_op<T>>;
+};
+template <typename T>
+struct RemF {
+  static constexpr Handler fn = &binary_op<T, T, rem_op<T>>;
+};
+template <typename T>
+struct MinF {
+  static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return std::min(a, b); }>;
+};
+template <typename T>
+struct MaxF {
+  static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return std::max(a, b); }>;
+};
+template <typename T>
+struct AbsF {
+  static constexpr Handler fn = &unary_op<T, T, abs_op<T>>;
+};
+template <typename T>
+struct NegF {
+  static constexpr Handler fn = &unary_op<T, T, [](T a) { return wrap_sub<T>(T(0), a); }>;
+};
+template <typename T>
+struct AndF {
+  static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return T(a & b); }>;
+};
+template <typename T>
+struct OrF {
+  static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return T(a | b); }>;
+};
+template <typename T>
+struct XorF {
+  static constexpr Handler fn = &binary_op<T, T, [](T a, T b) { return T(a ^ b); }>;
+};
+template <typename T>
+struct NotF {
+  static constexpr Handler fn = &unary_op<T, T, [](T a) { return T(~a); }>;
+};
+template <typename T>
+struct CnotF {
+  static constexpr Handler fn = &unary_op<T, T, [](T a) { return T(a == 0 ? 1 : 0); }>;
+};
+template <typename T>
+struct PopcF {
+  static constexpr Handler fn = &unary_op<T, uint32_t, [](T a) {
+    return static_cast<uint32_t>(std::popcount(static_cast<U<T>>(a)));
+  }>;
+};
+template <typename T>
+struct ClzF {
+  static constexpr Handler fn = &unary_op<T, uint32_t, [](T a) {
+    return static_cast<uint32_t>(std::countl_zero(static_cast<U<T>>(a)));
+  }>;
+};
+template <typename T>
+struct BrevF {
   static constexpr Handler fn = &unary_op<T, T, [](T a) {
     U<T> v = static_cast<U<T>>(a), r = 0;
     for (unsigned i = 0; i < kBits<T>; ++i) r |= ((v >> i) & 1) << (kBits<T> - 1 - i);
@@ -205,12 +310,17 @@ void shift(Exec& x, const Inst& in, uint32_t mask) {
   uint64_t* d = x.reg(o[0]);
   const uint64_t *a = x.reg(o[1]), *b = x.reg(o[2]);
   if (in.mode == 0) {
-    for_lanes(mask, [&](uint32_t l) { d[l] = put<T>(shl_op<T>(get<T>(a[l]), get<uint32_t>(b[l]))); });
+    for_lanes(mask,
+              [&](uint32_t l) { d[l] = put<T>(shl_op<T>(get<T>(a[l]), get<uint32_t>(b[l]))); });
   } else {
-    for_lanes(mask, [&](uint32_t l) { d[l] = put<T>(shr_op<T>(get<T>(a[l]), get<uint32_t>(b[l]))); });
+    for_lanes(mask,
+              [&](uint32_t l) { d[l] = put<T>(shr_op<T>(get<T>(a[l]), get<uint32_t>(b[l]))); });
   }
 }
-template <typename T> struct ShiftF { static constexpr Handler fn = &shift<T>; };
+template <typename T>
+struct ShiftF {
+  static constexpr Handler fn = &shift<T>;
+};
 
 template <typename T>
 void bfe(Exec& x, const Inst& in, uint32_t mask) {
@@ -221,7 +331,10 @@ void bfe(Exec& x, const Inst& in, uint32_t mask) {
     d[l] = put<T>(bfe_op<T>(get<T>(a[l]), get<uint32_t>(b[l]), get<uint32_t>(c[l])));
   });
 }
-template <typename T> struct BfeF { static constexpr Handler fn = &bfe<T>; };
+template <typename T>
+struct BfeF {
+  static constexpr Handler fn = &bfe<T>;
+};
 
 template <typename T>
 void bfi(Exec& x, const Inst& in, uint32_t mask) {
@@ -232,7 +345,10 @@ void bfi(Exec& x, const Inst& in, uint32_t mask) {
     d[l] = put<T>(bfi_op<T>(get<T>(a[l]), get<T>(b[l]), get<uint32_t>(c[l]), get<uint32_t>(e[l])));
   });
 }
-template <typename T> struct BfiF { static constexpr Handler fn = &bfi<T>; };
+template <typename T>
+struct BfiF {
+  static constexpr Handler fn = &bfi<T>;
+};
 
 template <typename T>
 void bfind(Exec& x, const Inst& in, uint32_t mask) {
@@ -241,7 +357,10 @@ void bfind(Exec& x, const Inst& in, uint32_t mask) {
   const uint64_t* a = x.reg(o[1]);
   for_lanes(mask, [&](uint32_t l) { d[l] = bfind_op<T>(get<T>(a[l]), in.flags != 0); });
 }
-template <typename T> struct BfindF { static constexpr Handler fn = &bfind<T>; };
+template <typename T>
+struct BfindF {
+  static constexpr Handler fn = &bfind<T>;
+};
 
 template <typename T>
 void sad(Exec& x, const Inst& in, uint32_t mask) {
@@ -254,7 +373,10 @@ void sad(Exec& x, const Inst& in, uint32_t mask) {
     d[l] = put<T>(wrap_add<T>(get<T>(c[l]), diff));
   });
 }
-template <typename T> struct SadF { static constexpr Handler fn = &sad<T>; };
+template <typename T>
+struct SadF {
+  static constexpr Handler fn = &sad<T>;
+};
 
 template <typename T>
 void sat_addsub(Exec& x, const Inst& in, uint32_t mask) {
@@ -326,7 +448,8 @@ void shf(Exec& x, const Inst& in, uint32_t mask) {
   const uint64_t *a = x.reg(o[1]), *b = x.reg(o[2]), *c = x.reg(o[3]);
   bool left = in.mode == 0, clamp = in.flags != 0;
   for_lanes(mask, [&](uint32_t l) {
-    uint64_t v = (static_cast<uint64_t>(static_cast<uint32_t>(b[l])) << 32) | static_cast<uint32_t>(a[l]);
+    uint64_t v =
+        (static_cast<uint64_t>(static_cast<uint32_t>(b[l])) << 32) | static_cast<uint32_t>(a[l]);
     uint32_t n = static_cast<uint32_t>(c[l]);
     n = clamp ? std::min<uint32_t>(n, 32) : (n & 31);
     d[l] = left ? static_cast<uint32_t>((v << n) >> 32) : static_cast<uint32_t>(v >> n);
@@ -336,23 +459,38 @@ void shf(Exec& x, const Inst& in, uint32_t mask) {
 template <template <typename> class F>
 Handler pick(Type t) {
   switch (t) {
-    case Type::S16: return F<int16_t>::fn;
-    case Type::U16: case Type::B16: return F<uint16_t>::fn;
-    case Type::S32: return F<int32_t>::fn;
-    case Type::U32: case Type::B32: return F<uint32_t>::fn;
-    case Type::S64: return F<int64_t>::fn;
-    case Type::U64: case Type::B64: return F<uint64_t>::fn;
-    default: return nullptr;
+    case Type::S16:
+      return F<int16_t>::fn;
+    case Type::U16:
+    case Type::B16:
+      return F<uint16_t>::fn;
+    case Type::S32:
+      return F<int32_t>::fn;
+    case Type::U32:
+    case Type::B32:
+      return F<uint32_t>::fn;
+    case Type::S64:
+      return F<int64_t>::fn;
+    case Type::U64:
+    case Type::B64:
+      return F<uint64_t>::fn;
+    default:
+      return nullptr;
   }
 }
 
 Type wide_type(Type t) {
   switch (t) {
-    case Type::S16: return Type::S32;
-    case Type::U16: return Type::U32;
-    case Type::S32: return Type::S64;
-    case Type::U32: return Type::U64;
-    default: return t;
+    case Type::S16:
+      return Type::S32;
+    case Type::U16:
+      return Type::U32;
+    case Type::S32:
+      return Type::S64;
+    case Type::U32:
+      return Type::U64;
+    default:
+      return t;
   }
 }
 
@@ -396,20 +534,55 @@ bool decode_integer(Decoder& d, const ptx::Instruction& in, Inst& out) {
       out.flags = static_cast<uint8_t>((t == Type::S32 ? 1 : 0) | (hi ? 2 : 0));
       expected = in.opcode == Opcode::Mad24 ? 4 : 3;
       break;
-    case Opcode::Div: fn = pick<DivF>(t); break;
-    case Opcode::Rem: fn = pick<RemF>(t); break;
-    case Opcode::Min: fn = in.has_modifier("relu") ? nullptr : pick<MinF>(t); break;
-    case Opcode::Max: fn = in.has_modifier("relu") ? nullptr : pick<MaxF>(t); break;
-    case Opcode::Abs: fn = pick<AbsF>(t); expected = 2; break;
-    case Opcode::Neg: fn = pick<NegF>(t); expected = 2; break;
-    case Opcode::And: fn = pick<AndF>(t); break;
-    case Opcode::Or: fn = pick<OrF>(t); break;
-    case Opcode::Xor: fn = pick<XorF>(t); break;
-    case Opcode::Not: fn = pick<NotF>(t); expected = 2; break;
-    case Opcode::Cnot: fn = pick<CnotF>(t); expected = 2; break;
-    case Opcode::Popc: fn = pick<PopcF>(t); expected = 2; break;
-    case Opcode::Clz: fn = pick<ClzF>(t); expected = 2; break;
-    case Opcode::Brev: fn = pick<BrevF>(t); expected = 2; break;
+    case Opcode::Div:
+      fn = pick<DivF>(t);
+      break;
+    case Opcode::Rem:
+      fn = pick<RemF>(t);
+      break;
+    case Opcode::Min:
+      fn = in.has_modifier("relu") ? nullptr : pick<MinF>(t);
+      break;
+    case Opcode::Max:
+      fn = in.has_modifier("relu") ? nullptr : pick<MaxF>(t);
+      break;
+    case Opcode::Abs:
+      fn = pick<AbsF>(t);
+      expected = 2;
+      break;
+    case Opcode::Neg:
+      fn = pick<NegF>(t);
+      expected = 2;
+      break;
+    case Opcode::And:
+      fn = pick<AndF>(t);
+      break;
+    case Opcode::Or:
+      fn = pick<OrF>(t);
+      break;
+    case Opcode::Xor:
+      fn = pick<XorF>(t);
+      break;
+    case Opcode::Not:
+      fn = pick<NotF>(t);
+      expected = 2;
+      break;
+    case Opcode::Cnot:
+      fn = pick<CnotF>(t);
+      expected = 2;
+      break;
+    case Opcode::Popc:
+      fn = pick<PopcF>(t);
+      expected = 2;
+      break;
+    case Opcode::Clz:
+      fn = pick<ClzF>(t);
+      expected = 2;
+      break;
+    case Opcode::Brev:
+      fn = pick<BrevF>(t);
+      expected = 2;
+      break;
     case Opcode::Bfind:
       fn = pick<BfindF>(t);
       out.flags = in.has_modifier("shiftamt") ? 1 : 0;
@@ -431,7 +604,10 @@ bool decode_integer(Decoder& d, const ptx::Instruction& in, Inst& out) {
       expected = 5;
       types = {t, t, t, Type::U32, Type::U32};
       break;
-    case Opcode::Sad: fn = pick<SadF>(t); expected = 4; break;
+    case Opcode::Sad:
+      fn = pick<SadF>(t);
+      expected = 4;
+      break;
     case Opcode::Prmt: {
       fn = &prmt;
       expected = 4;

@@ -61,9 +61,7 @@ void ternary_op(Exec& x, const Inst& in, uint32_t mask) {
   const uint64_t* a = x.reg(o[1]);
   const uint64_t* b = x.reg(o[2]);
   const uint64_t* c = x.reg(o[3]);
-  for_lanes(mask, [&](uint32_t l) {
-    d[l] = put<R>(F(get<T>(a[l]), get<T>(b[l]), get<T>(c[l])));
-  });
+  for_lanes(mask, [&](uint32_t l) { d[l] = put<R>(F(get<T>(a[l]), get<T>(b[l]), get<T>(c[l]))); });
 }
 
 // Same, with the instruction passed along (for mode bits and immediates).
@@ -83,9 +81,8 @@ void ternary_op_i(Exec& x, const Inst& in, uint32_t mask) {
   const uint64_t* a = x.reg(o[1]);
   const uint64_t* b = x.reg(o[2]);
   const uint64_t* c = x.reg(o[3]);
-  for_lanes(mask, [&](uint32_t l) {
-    d[l] = put<R>(F(in, get<T>(a[l]), get<T>(b[l]), get<T>(c[l])));
-  });
+  for_lanes(mask,
+            [&](uint32_t l) { d[l] = put<R>(F(in, get<T>(a[l]), get<T>(b[l]), get<T>(c[l]))); });
 }
 
 }  // namespace kiln::sim

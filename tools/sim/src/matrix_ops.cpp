@@ -57,7 +57,8 @@ void ldmatrix(Exec& x, const Inst& in, uint32_t mask) {
     }
   }
   x.counters.bytes[static_cast<size_t>(Space::Shared)] += matrices * 128;
-  x.counters.bank_conflicts += bank_conflicts(offsets, (matrices == 4 ? 0xffffffffu : (1u << (matrices * 8)) - 1), 16);
+  x.counters.bank_conflicts +=
+      bank_conflicts(offsets, (matrices == 4 ? 0xffffffffu : (1u << (matrices * 8)) - 1), 16);
 }
 
 // stmatrix: ops: base, r[0..n).
@@ -102,12 +103,18 @@ enum Elem : uint8_t { F16, BF16, E4M3, E5M2, TF32, F32 };
 
 double element(uint32_t bits, Elem e) {
   switch (e) {
-    case F16: return small_to_double(bits, kF16);
-    case BF16: return small_to_double(bits, kBF16);
-    case E4M3: return small_to_double(bits, kE4M3);
-    case E5M2: return small_to_double(bits, kE5M2);
-    case TF32: return std::bit_cast<float>(bits & 0xffffe000u);
-    default: return std::bit_cast<float>(bits);
+    case F16:
+      return small_to_double(bits, kF16);
+    case BF16:
+      return small_to_double(bits, kBF16);
+    case E4M3:
+      return small_to_double(bits, kE4M3);
+    case E5M2:
+      return small_to_double(bits, kE5M2);
+    case TF32:
+      return std::bit_cast<float>(bits & 0xffffe000u);
+    default:
+      return std::bit_cast<float>(bits);
   }
 }
 
@@ -200,12 +207,18 @@ bool push_list(Decoder& d, const ptx::Operand& op, size_t n) {
 
 Elem elem_of(Type t) {
   switch (t) {
-    case Type::F16: return F16;
-    case Type::BF16: return BF16;
-    case Type::E4M3: return E4M3;
-    case Type::E5M2: return E5M2;
-    case Type::TF32: return TF32;
-    default: return F32;
+    case Type::F16:
+      return F16;
+    case Type::BF16:
+      return BF16;
+    case Type::E4M3:
+      return E4M3;
+    case Type::E5M2:
+      return E5M2;
+    case Type::TF32:
+      return TF32;
+    default:
+      return F32;
   }
 }
 
@@ -235,8 +248,11 @@ bool decode_matrix(Decoder& d, const ptx::Instruction& in, Inst& out) {
   if (in.opcode != Opcode::Mma || !in.has_modifier("sync") || in.operands.size() != 4) return false;
   if (in.types.size() != 4) return false;
   Type dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
-  uint32_t k = in.has_modifier("m16n8k16") ? 16 : in.has_modifier("m16n8k8") ? 8
-               : in.has_modifier("m16n8k32") ? 32 : in.has_modifier("m16n8k4") ? 4 : 0;
+  uint32_t k = in.has_modifier("m16n8k16")   ? 16
+               : in.has_modifier("m16n8k8")  ? 8
+               : in.has_modifier("m16n8k32") ? 32
+               : in.has_modifier("m16n8k4")  ? 4
+                                             : 0;
   if (k == 0 || !in.has_modifier("row") || !in.has_modifier("col")) return false;
   bool fp8 = (at == Type::E4M3 || at == Type::E5M2) && (bt == Type::E4M3 || bt == Type::E5M2);
   bool half = (at == Type::F16 || at == Type::BF16) && at == bt;

@@ -97,16 +97,28 @@ void isspacep(Exec& x, const Inst& in, uint32_t mask) {
 template <template <Space> class H>
 Handler by_space(Space s) {
   switch (s) {
-    case Space::Global: return &H<Space::Global>::run;
-    case Space::Shared: return &H<Space::Shared>::run;
-    case Space::Local: return &H<Space::Local>::run;
-    case Space::Const: return &H<Space::Const>::run;
-    case Space::Param: return &H<Space::Param>::run;
-    default: return &H<Space::Generic>::run;
+    case Space::Global:
+      return &H<Space::Global>::run;
+    case Space::Shared:
+      return &H<Space::Shared>::run;
+    case Space::Local:
+      return &H<Space::Local>::run;
+    case Space::Const:
+      return &H<Space::Const>::run;
+    case Space::Param:
+      return &H<Space::Param>::run;
+    default:
+      return &H<Space::Generic>::run;
   }
 }
-template <Space S> struct LoadH { static void run(Exec& x, const Inst& i, uint32_t m) { load<S>(x, i, m); } };
-template <Space S> struct StoreH { static void run(Exec& x, const Inst& i, uint32_t m) { store<S>(x, i, m); } };
+template <Space S>
+struct LoadH {
+  static void run(Exec& x, const Inst& i, uint32_t m) { load<S>(x, i, m); }
+};
+template <Space S>
+struct StoreH {
+  static void run(Exec& x, const Inst& i, uint32_t m) { store<S>(x, i, m); }
+};
 
 }  // namespace
 

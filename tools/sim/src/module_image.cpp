@@ -18,7 +18,10 @@ uint32_t variable_align(const ptx::Variable& v) {
 class InitWriter {
  public:
   InitWriter(uint8_t* out, uint64_t size, ptx::Type type, const SymbolTable& symbols)
-      : out_(out), size_(size), type_(type), symbols_(symbols),
+      : out_(out),
+        size_(size),
+        type_(type),
+        symbols_(symbols),
         element_(std::max<uint32_t>(1, ptx::type_bits(type) / 8)) {}
 
   Status write(const ptx::Initializer& init) {
@@ -97,7 +100,8 @@ Result<std::unique_ptr<ModuleImage>> ModuleImage::load(std::string_view ptx_text
     uint64_t size = *v.size_bytes();
     InitWriter writer(memory.bytes(it->second.address, size), size, v.type, image->globals_);
     Status s = writer.write(*v.init);
-    if (!s) return make_error(std::string(name) + ": variable " + v.name + ": " + s.error().message);
+    if (!s)
+      return make_error(std::string(name) + ": variable " + v.name + ": " + s.error().message);
   }
   return image;
 }
@@ -138,7 +142,9 @@ Result<KernelInfo> ModuleImage::kernel_info(std::string_view kernel) const {
   Result<const Program*> program = self->program(kernel);
   if (program) info.static_shared_bytes = (*program)->shared_static_bytes;
   for (const ptx::FunctionAttribute& a : f->attributes) {
-    auto dim = [&](size_t i) { return i < a.values.size() ? static_cast<uint32_t>(a.values[i]) : 1; };
+    auto dim = [&](size_t i) {
+      return i < a.values.size() ? static_cast<uint32_t>(a.values[i]) : 1;
+    };
     if (a.name == "maxntid") info.max_threads = dim(0) * dim(1) * dim(2);
     if (a.name == "reqntid") info.required_block = {dim(0), dim(1), dim(2)};
     if (a.name == "reqnctapercluster" || a.name == "explicitcluster") {
@@ -172,7 +178,8 @@ Result<uint64_t> ModuleImage::symbol_address(std::string_view symbol) const {
   auto it = globals_.find(std::string(symbol));
   if (it == globals_.end()) {
     return make_error("module '" + name_ + "' has no .global or .const variable '" +
-                      std::string(symbol) + "' (a __device__ or __constant__ variable; the name "
+                      std::string(symbol) +
+                      "' (a __device__ or __constant__ variable; the name "
                       "is mangled unless declared extern \"C\")");
   }
   return it->second.address;

@@ -18,8 +18,8 @@ namespace kiln::sim {
 class ModuleImage {
  public:
   // Parses `ptx_text` and places its variables (with initializers) in `memory`.
-  static Result<std::unique_ptr<ModuleImage>> load(std::string_view ptx_text,
-                                                   std::string_view name, GlobalMemory& memory);
+  static Result<std::unique_ptr<ModuleImage>> load(std::string_view ptx_text, std::string_view name,
+                                                   GlobalMemory& memory);
 
   Result<KernelInfo> kernel_info(std::string_view kernel) const;
   // The decoded kernel, decoded once.

@@ -51,10 +51,10 @@ void unpack(Exec& x, const Inst& in, uint32_t mask) {
 void clock_read(Exec& x, const Inst& in, uint32_t mask) {
   uint64_t* d = x.reg(x.ops(in)[0]);
   uint64_t now = x.counters.warp_instructions + x.slice_steps;
-  uint64_t v = in.mode == 0 ? (now & 0xffffffffu)
+  uint64_t v = in.mode == 0   ? (now & 0xffffffffu)
                : in.mode == 1 ? (now >> 32)
                : in.mode == 2 ? now
-               : now * 1000;  // globaltimer: nanoseconds at a nominal 1 GHz
+                              : now * 1000;  // globaltimer: nanoseconds at a nominal 1 GHz
   if (in.mode == 4) v &= 0xffffffffu;
   if (in.mode == 5) v >>= 32;
   for_lanes(mask, [&](uint32_t l) { d[l] = v; });
@@ -86,24 +86,41 @@ void pred_logic(Exec& x, const Inst& in, uint32_t mask) {
   uint32_t b = in.nops > 2 ? x.pred_mask(o[2]) : 0;
   uint32_t r = 0;
   switch (in.mode) {
-    case 0: r = a & b; break;
-    case 1: r = a | b; break;
-    case 2: r = a ^ b; break;
-    case 3: r = ~a; break;
-    default: r = a; break;
+    case 0:
+      r = a & b;
+      break;
+    case 1:
+      r = a | b;
+      break;
+    case 2:
+      r = a ^ b;
+      break;
+    case 3:
+      r = ~a;
+      break;
+    default:
+      r = a;
+      break;
   }
   x.set_pred(o[0], mask, r);
 }
 
 int clock_mode(SpecialRegister r) {
   switch (r) {
-    case SpecialRegister::Clock: return 0;
-    case SpecialRegister::ClockHi: return 1;
-    case SpecialRegister::Clock64: return 2;
-    case SpecialRegister::Globaltimer: return 3;
-    case SpecialRegister::GlobaltimerLo: return 4;
-    case SpecialRegister::GlobaltimerHi: return 5;
-    default: return -1;
+    case SpecialRegister::Clock:
+      return 0;
+    case SpecialRegister::ClockHi:
+      return 1;
+    case SpecialRegister::Clock64:
+      return 2;
+    case SpecialRegister::Globaltimer:
+      return 3;
+    case SpecialRegister::GlobaltimerLo:
+      return 4;
+    case SpecialRegister::GlobaltimerHi:
+      return 5;
+    default:
+      return -1;
   }
 }
 
@@ -119,8 +136,11 @@ bool decode_move(Decoder& d, const ptx::Instruction& in, Inst& out) {
     return true;
   }
   if (t == Type::Pred) {
-    uint8_t mode = in.opcode == Opcode::And ? 0 : in.opcode == Opcode::Or ? 1
-                   : in.opcode == Opcode::Xor ? 2 : in.opcode == Opcode::Not ? 3 : 4;
+    uint8_t mode = in.opcode == Opcode::And   ? 0
+                   : in.opcode == Opcode::Or  ? 1
+                   : in.opcode == Opcode::Xor ? 2
+                   : in.opcode == Opcode::Not ? 3
+                                              : 4;
     size_t expected = mode <= 2 ? 3 : 2;
     if (in.operands.size() != expected) return false;
     for (const ptx::Operand& op : in.operands) d.push(d.predicate(op));
@@ -132,9 +152,10 @@ bool decode_move(Decoder& d, const ptx::Instruction& in, Inst& out) {
     if (in.operands.size() != 2) return false;
     bool to = in.has_modifier("to");
     Space space = space_of(in.state_space());
-    uint64_t window = space == Space::Shared ? kSharedWindow
+    uint64_t window = space == Space::Shared  ? kSharedWindow
                       : space == Space::Local ? kLocalWindow
-                      : space == Space::Param ? kParamWindow : 0;
+                      : space == Space::Param ? kParamWindow
+                                              : 0;
     if (space == Space::Generic) return false;
     out.imm = static_cast<int64_t>(window);
     out.mode = to ? 1 : 0;

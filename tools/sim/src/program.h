@@ -25,7 +25,18 @@ inline constexpr uint32_t kNoReconverge = UINT32_MAX;
 
 // Instruction classes for LaunchStats::by_class (their names are in stats.cpp).
 enum class InstClass : uint8_t {
-  Alu, Fp32, Fp16, Tensor, Load, Store, Atomic, Barrier, Shuffle, Control, AsyncCopy, Other,
+  Alu,
+  Fp32,
+  Fp16,
+  Tensor,
+  Load,
+  Store,
+  Atomic,
+  Barrier,
+  Shuffle,
+  Control,
+  AsyncCopy,
+  Other,
   Count
 };
 
@@ -34,19 +45,19 @@ enum class Space : uint8_t { Global, Shared, Local, Const, Param, Generic, Count
 
 struct Inst {
   Handler fn = nullptr;
-  uint32_t ops = 0;         // first operand slot in Program::operands
-  uint16_t nops = 0;        // how many
+  uint32_t ops = 0;   // first operand slot in Program::operands
+  uint16_t nops = 0;  // how many
   InstClass klass = InstClass::Other;
   Space space = Space::Generic;
-  uint8_t width = 0;        // bytes per element (memory), or a handler-specific small number
-  uint8_t vec = 1;          // vector elements (ld/st .v2/.v4)
-  uint8_t mode = 0;         // handler-specific: rounding mode, comparison, shuffle mode ...
-  uint8_t flags = 0;        // handler-specific bits (ftz, sat, ...)
+  uint8_t width = 0;          // bytes per element (memory), or a handler-specific small number
+  uint8_t vec = 1;            // vector elements (ld/st .v2/.v4)
+  uint8_t mode = 0;           // handler-specific: rounding mode, comparison, shuffle mode ...
+  uint8_t flags = 0;          // handler-specific bits (ftz, sat, ...)
   uint32_t guard = kNoGuard;  // predicate index, | kNegated for @!%p
-  uint32_t target = 0;      // branch target pc; other handlers: an extra small integer
+  uint32_t target = 0;        // branch target pc; other handlers: an extra small integer
   uint32_t reconverge = kNoReconverge;  // branches: first pc of the immediate post-dominator
-  uint32_t source = 0;      // index into Function::instructions (faults, PTX line)
-  int64_t imm = 0;          // address offset, or another constant
+  uint32_t source = 0;                  // index into Function::instructions (faults, PTX line)
+  int64_t imm = 0;                      // address offset, or another constant
 };
 
 // How a constant slot is filled when a warp starts.
@@ -54,9 +65,9 @@ struct ConstantSlot {
   enum class Kind : uint8_t { Value, Special };
   Kind kind = Kind::Value;
   uint32_t slot = 0;
-  uint64_t value = 0;                     // Value
-  ptx::SpecialRegister special{};         // Special
-  char component = 0;                     // 'x', 'y', 'z' or 0
+  uint64_t value = 0;              // Value
+  ptx::SpecialRegister special{};  // Special
+  char component = 0;              // 'x', 'y', 'z' or 0
 };
 
 // Where a .shared/.local variable lives, and what a symbol operand resolves to.

@@ -36,10 +36,22 @@ void shfl(Exec& x, const Inst& in, uint32_t mask) {
     int32_t j = 0;
     bool ok = false;
     switch (in.mode) {
-      case 0: j = static_cast<int32_t>(lane) - static_cast<int32_t>(bval); ok = j >= static_cast<int32_t>(max_lane); break;
-      case 1: j = static_cast<int32_t>(lane + bval); ok = j <= static_cast<int32_t>(max_lane); break;
-      case 2: j = static_cast<int32_t>(lane ^ bval); ok = j <= static_cast<int32_t>(max_lane); break;
-      default: j = static_cast<int32_t>(min_lane | (bval & ~seg)); ok = j <= static_cast<int32_t>(max_lane); break;
+      case 0:
+        j = static_cast<int32_t>(lane) - static_cast<int32_t>(bval);
+        ok = j >= static_cast<int32_t>(max_lane);
+        break;
+      case 1:
+        j = static_cast<int32_t>(lane + bval);
+        ok = j <= static_cast<int32_t>(max_lane);
+        break;
+      case 2:
+        j = static_cast<int32_t>(lane ^ bval);
+        ok = j <= static_cast<int32_t>(max_lane);
+        break;
+      default:
+        j = static_cast<int32_t>(min_lane | (bval & ~seg));
+        ok = j <= static_cast<int32_t>(max_lane);
+        break;
     }
     if (!ok) j = static_cast<int32_t>(lane);
     d[lane] = static_cast<uint32_t>(source[j & 31]);
@@ -81,12 +93,26 @@ void redux(Exec& x, const Inst& in, uint32_t mask) {
       return;
     }
     switch (in.mode) {
-      case 0: acc += v; break;
-      case 1: acc = is_signed ? (static_cast<int32_t>(v) < static_cast<int32_t>(acc) ? v : acc) : std::min(acc, v); break;
-      case 2: acc = is_signed ? (static_cast<int32_t>(v) > static_cast<int32_t>(acc) ? v : acc) : std::max(acc, v); break;
-      case 3: acc &= v; break;
-      case 4: acc |= v; break;
-      default: acc ^= v; break;
+      case 0:
+        acc += v;
+        break;
+      case 1:
+        acc = is_signed ? (static_cast<int32_t>(v) < static_cast<int32_t>(acc) ? v : acc)
+                        : std::min(acc, v);
+        break;
+      case 2:
+        acc = is_signed ? (static_cast<int32_t>(v) > static_cast<int32_t>(acc) ? v : acc)
+                        : std::max(acc, v);
+        break;
+      case 3:
+        acc &= v;
+        break;
+      case 4:
+        acc |= v;
+        break;
+      default:
+        acc ^= v;
+        break;
     }
   });
   for_lanes(mask, [&](uint32_t l) { d[l] = acc; });
@@ -149,8 +175,10 @@ bool decode_warp(Decoder& d, const ptx::Instruction& in, Inst& out) {
   switch (in.opcode) {
     case Opcode::Shfl: {
       if (!in.has_modifier("sync") || n != 5 || in.type() != Type::B32) return false;
-      out.mode = in.has_modifier("up") ? 0 : in.has_modifier("down") ? 1
-                 : in.has_modifier("bfly") ? 2 : 3;
+      out.mode = in.has_modifier("up")     ? 0
+                 : in.has_modifier("down") ? 1
+                 : in.has_modifier("bfly") ? 2
+                                           : 3;
       push_pair(d, in.operands[0], Type::B32);
       for (size_t i = 1; i < 5; ++i) d.push(d.value(in.operands[i], Type::B32));
       out.fn = &shfl;
@@ -158,8 +186,11 @@ bool decode_warp(Decoder& d, const ptx::Instruction& in, Inst& out) {
     }
     case Opcode::Vote: {
       if (!in.has_modifier("sync") || n != 3) return false;
-      out.mode = in.has_modifier("all") ? 0 : in.has_modifier("any") ? 1
-                 : in.has_modifier("uni") ? 2 : in.has_modifier("ballot") ? 3 : 4;
+      out.mode = in.has_modifier("all")      ? 0
+                 : in.has_modifier("any")    ? 1
+                 : in.has_modifier("uni")    ? 2
+                 : in.has_modifier("ballot") ? 3
+                                             : 4;
       if (out.mode == 4) return false;
       d.push(out.mode == 3 ? d.value(in.operands[0], Type::B32) : d.predicate(in.operands[0]));
       d.push(d.predicate(in.operands[1]));

@@ -1,0 +1,166 @@
+// Real zoo kernels (kb/zoo/*/kernel.cu), their device code compiled to PTX by nvcc, launched
+// straight through Device at tiny shapes and compared with a CPU computation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "sim_test_util.h"
+
+namespace kiln::sim::testing {
+namespace {
+
+#ifdef KILN_SIM_ZOO_PTX_DIR
+constexpr const char* kZooDir = KILN_SIM_ZOO_PTX_DIR;
+#else
+constexpr const char* kZooDir = "";
+#endif
+
+// Exact f16 encoding of values that f16 represents exactly (the tests only use such values).
+uint16_t to_half(float v) {
+  if (v == 0) return std::signbit(v) ? 0x8000 : 0;
+  int e = 0;
+  float m = std::frexp(std::fabs(v), &e);  // v = m * 2^e, m in [0.5, 1)
+  uint32_t mantissa = static_cast<uint32_t>(std::ldexp(m, 11)) & 0x3ff;
+  uint32_t exponent = static_cast<uint32_t>(e - 1 + 15);
+  return static_cast<uint16_t>((v < 0 ? 0x8000 : 0) | (exponent << 10) | mantissa);
+}
+
+float from_half(uint16_t h) {
+  int exponent = (h >> 10) & 0x1f;
+  int mantissa = h & 0x3ff;
+  float v = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
+                          : std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+constexpr const char* kNoPtx = "no PTX for this zoo entry (building it needs the CUDA toolkit)";
+
+class ZooKernelsTest : public SimTest {
+ public:
+  // Loads kb/zoo/ENTRY as PTX and finds the .entry whose name contains every part.
+  bool open(const std::string& entry, const std::vector<std::string>& parts) {
+    std::ifstream file(std::string(kZooDir) + "/" + entry + ".ptx");
+    if (!file) return false;
+    std::stringstream text;
+    text << file.rdbuf();
+    std::string ptx = text.str();
+    size_t at = 0;
+    while ((at = ptx.find(".entry ", at)) != std::string::npos) {
+      at += 7;
+      std::string name = ptx.substr(at, ptx.find('(', at) - at);
+      bool all = true;
+      for (const std::string& p : parts) all = all && name.find(p) != std::string::npos;
+      if (all) {
+        kernel_ = name;
+        break;
+      }
+    }
+    module_ = load(ptx);
+    return !kernel_.empty();
+  }
+
+  // Packs arguments (each given as 64 bits) at the offsets and sizes the kernel declares.
+  std::vector<std::byte> pack(const std::vector<uint64_t>& args) {
+    Result<KernelInfo> info = device_.kernel(module_, kernel_);
+    EXPECT_TRUE(info.ok());
+    std::vector<std::byte> bytes(info->param_bytes);
+    EXPECT_EQ(info->params.size(), args.size());
+    for (size_t i = 0; i < args.size() && i < info->params.size(); ++i) {
+      std::memcpy(bytes.data() + info->params[i].offset, &args[i], info->params[i].size);
+    }
+    return bytes;
+  }
+
+  LaunchReport go(Dim3 grid, Dim3 block, const std::vector<uint64_t>& args, uint32_t smem = 0) {
+    LaunchConfig config;
+    config.grid = grid;
+    config.block = block;
+    config.dynamic_shared_bytes = smem;
+    Result<LaunchReport> r = device_.launch(module_, kernel_, config, pack(args));
+    EXPECT_TRUE(r.ok());
+    for (const LaunchFault& f : r->faults) {
+      ADD_FAILURE() << f.kind << ": " << f.message << " [" << f.instruction << "]";
+    }
+    return *r;
+  }
+
+  // C = A B^T for f16 A (M x K) and B (N x K), checked against a double-precision reference.
+  void check_gemm(uint32_t m, uint32_t n, uint32_t k, Dim3 grid, Dim3 block, bool pairs_flag,
+                  uint32_t smem = 0) {
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> pick(-8, 8);
+    std::vector<float> a(m * k), b(n * k);
+    std::vector<uint16_t> ah(m * k), bh(n * k);
+    for (size_t i = 0; i < a.size(); ++i) ah[i] = to_half(a[i] = pick(rng) / 8.0f);
+    for (size_t i = 0; i < b.size(); ++i) bh[i] = to_half(b[i] = pick(rng) / 8.0f);
+    uint64_t pa = upload(ah), pb = upload(bh), pc = zeros<uint16_t>(m * n);
+    std::vector<uint64_t> args = {pa, pb, pc, m, n, k, k, k, n};
+    if (pairs_flag) args.push_back(1);
+    LaunchReport r = go(grid, block, args, smem);
+    std::vector<uint16_t> c = download<uint16_t>(pc, m * n);
+    for (uint32_t i = 0; i < m; ++i) {
+      for (uint32_t j = 0; j < n; ++j) {
+        double ref = 0;
+        for (uint32_t q = 0; q < k; ++q) ref += double(a[i * k + q]) * b[j * k + q];
+        ASSERT_NEAR(from_half(c[i * n + j]), ref, 1e-3 * std::fabs(ref) + 1e-3)
+            << "C[" << i << "][" << j << "]";
+      }
+    }
+    EXPECT_GT(r.stats.lane_instructions, 0u);
+  }
+
+  std::string kernel_;
+  ModuleHandle module_ = 0;
+};
+
+TEST_F(ZooKernelsTest, GemmNaiveMatchesTheCpu) {
+  if (!open("gemm_naive", {"gemm_tn_naive_kernel"})) GTEST_SKIP() << kNoPtx;
+  check_gemm(16, 64, 40, {2, 2}, {32, 8}, false);
+}
+
+TEST_F(ZooKernelsTest, GemmMmaSyncLdmatrixMatchesTheCpu) {
+  if (!open("gemm_mma_sync_ldmatrix", {"gemm_tn_mma_kernel"})) GTEST_SKIP() << kNoPtx;
+  check_gemm(128, 128, 64, {1, 1}, {256}, true);
+}
+
+TEST_F(ZooKernelsTest, GemmCpAsyncMultistageMatchesTheCpu) {
+  if (!open("gemm_cp_async_multistage", {"gemm_tn_multistage_kernel", "6__half"}))
+    GTEST_SKIP() << kNoPtx;
+  check_gemm(128, 128, 256, {1, 1}, {256}, true, 4 * 256 * 40 * 2);
+}
+
+TEST_F(ZooKernelsTest, ReduceWarpShuffleSumsEveryElement) {
+  if (!open("reduce_warp_shuffle", {"reduce_sum_atomic_kernel"})) GTEST_SKIP() << kNoPtx;
+  const uint32_t n = 10003;
+  std::vector<float> x(n);
+  double ref = 0;
+  for (uint32_t i = 0; i < n; ++i) ref += x[i] = static_cast<float>((i * 37) % 101) / 64.0f;
+  uint64_t px = upload(x), py = zeros<float>(1);
+  go({4}, {256}, {px, n, 1, py});
+  EXPECT_NEAR(download<float>(py, 1)[0], ref, 1e-5 * ref);
+}
+
+TEST_F(ZooKernelsTest, SoftmaxOnlineMatchesTheCpu) {
+  if (!open("softmax_online", {"softmax_online_kernel", "ILi256ELb0E"})) GTEST_SKIP() << kNoPtx;
+  const uint32_t rows = 5, cols = 300;
+  std::vector<float> x(rows * cols);
+  for (uint32_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 4;
+  uint64_t px = upload(x), py = zeros<float>(rows * cols);
+  go({rows}, {256}, {px, py, rows, cols, cols, cols});
+  std::vector<float> y = download<float>(py, rows * cols);
+  for (uint32_t r = 0; r < rows; ++r) {
+    double mx = -INFINITY, sum = 0;
+    for (uint32_t c = 0; c < cols; ++c) mx = std::max<double>(mx, x[r * cols + c]);
+    for (uint32_t c = 0; c < cols; ++c) sum += std::exp(x[r * cols + c] - mx);
+    for (uint32_t c = 0; c < cols; ++c) {
+      double ref = std::exp(x[r * cols + c] - mx) / sum;
+      ASSERT_NEAR(y[r * cols + c], ref, 1e-6 + 1e-5 * ref) << r << "," << c;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::sim::testing
