@@ -39,5 +39,13 @@ TEST_F(MoveOpsTest, PredicateLogic) {
   EXPECT_EQ(eval(code, 32, 32, {0, 1, 0, 1}, {0, 0, 1, 1}), (std::vector<uint64_t>{1, 0, 0, 1}));
 }
 
+TEST_F(MoveOpsTest, ConstantPredicatesAndMapaInAClusterOfOne) {
+  EXPECT_EQ(eval("mov.pred %p, 1; mov.pred %q, 0; selp.u32 %d, 1, 0, %p; selp.u32 %t, 2, 0, %q; "
+                 "add.u32 %d, %d, %t",
+                 32, 32, {0})[0],
+            1u);
+  EXPECT_EQ(eval("mapa.u64 %d, %a, 0", 64, 64, {0x1234560})[0], 0x1234560u);
+}
+
 }  // namespace
 }  // namespace kiln::sim::testing

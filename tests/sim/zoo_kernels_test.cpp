@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 
+#include "kiln/sim/tensor_map.h"
 #include "sim_test_util.h"
 
 namespace kiln::sim::testing {
@@ -158,6 +160,70 @@ TEST_F(ZooKernelsTest, SoftmaxOnlineMatchesTheCpu) {
     for (uint32_t c = 0; c < cols; ++c) {
       double ref = std::exp(x[r * cols + c] - mx) / sum;
       ASSERT_NEAR(y[r * cols + c], ref, 1e-6 + 1e-5 * ref) << r << "," << c;
+    }
+  }
+}
+
+struct alignas(64) TensorMapParam {
+  unsigned char bytes[kTensorMapBytes];
+};
+
+// A row-major [rows, cols] f16 matrix read in boxes of box_rows x 64 with 128-byte swizzle, as
+// the entry's host code asks cuTensorMapEncodeTiled for.
+TensorMapParam f16_map(uint64_t address, uint64_t rows, uint64_t cols, uint32_t box_rows) {
+  TensorMapDesc d;
+  d.rank = 2;
+  d.data_type = 6;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+  d.element_bytes = 2;
+  d.global_address = address;
+  d.global_dim[0] = cols;
+  d.global_dim[1] = rows;
+  d.global_stride_bytes[0] = 2;
+  d.global_stride_bytes[1] = cols * 2;
+  d.box_dim[0] = 64;
+  d.box_dim[1] = box_rows;
+  d.element_strides[0] = d.element_strides[1] = 1;
+  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
+  TensorMapParam p;
+  encode_tensor_map(d, p.bytes);
+  return p;
+}
+
+TEST_F(ZooKernelsTest, GemmWgmmaTmaMatchesTheCpu) {
+  if (!open("gemm_wgmma_tma", {"gemm_wgmma_tma_kernel"})) GTEST_SKIP() << kNoPtx;
+  const uint32_t m = 128, n = 256, k = 192;
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> pick(-8, 8);
+  std::vector<float> a(m * k), b(n * k);
+  std::vector<uint16_t> ah(m * k), bh(n * k);
+  for (size_t i = 0; i < a.size(); ++i) ah[i] = to_half(a[i] = pick(rng) / 8.0f);
+  for (size_t i = 0; i < b.size(); ++i) bh[i] = to_half(b[i] = pick(rng) / 8.0f);
+  uint64_t pa = upload(ah), pb = upload(bh), pc = zeros<uint16_t>(m * n);
+  TensorMapParam map_a = f16_map(pa, m, k, 128), map_b = f16_map(pb, n, k, 128);
+  Result<KernelInfo> info = device_.kernel(module_, kernel_);
+  ASSERT_TRUE(info.ok());
+  ASSERT_EQ(info->params.size(), 8u);
+  std::vector<std::byte> params(info->param_bytes);
+  std::memcpy(params.data() + info->params[0].offset, map_a.bytes, kTensorMapBytes);
+  std::memcpy(params.data() + info->params[1].offset, map_b.bytes, kTensorMapBytes);
+  std::vector<uint64_t> rest = {pc, m, n, k, n, 1};
+  for (size_t i = 0; i < rest.size(); ++i) {
+    std::memcpy(params.data() + info->params[2 + i].offset, &rest[i], info->params[2 + i].size);
+  }
+  LaunchConfig config;
+  config.grid = {n / 128, m / 128};
+  config.block = {256};
+  config.dynamic_shared_bytes = 1024 + 3 * 32768 + 2 * 3 * 8;
+  Result<LaunchReport> r = device_.launch(module_, kernel_, config, params);
+  ASSERT_TRUE(r.ok());
+  for (const LaunchFault& f : r->faults) ADD_FAILURE() << f.kind << ": " << f.message;
+  std::vector<uint16_t> c = download<uint16_t>(pc, m * n);
+  for (uint32_t i = 0; i < m; ++i) {
+    for (uint32_t j = 0; j < n; ++j) {
+      double ref = 0;
+      for (uint32_t q = 0; q < k; ++q) ref += double(a[i * k + q]) * b[j * k + q];
+      ASSERT_NEAR(from_half(c[i * n + j]), ref, 1e-3 * std::fabs(ref) + 1e-3)
+          << "C[" << i << "][" << j << "]";
     }
   }
 }

@@ -173,8 +173,9 @@ bool decode_bulk(Decoder& d, const ptx::Instruction& in, Inst& out) {
   if (spaces.size() < 2) return false;
   Space to = space_of(spaces[0]), from = space_of(spaces[1]);
   if (in.has_modifier("tensor")) {
-    if (!in.has_modifier("tile")) {
-      d.fail("only .tile mode tensor copies are supported (not im2col)");
+    if (in.has_modifier("im2col") || in.has_modifier("im2col_no_offs") ||
+        in.has_modifier("tile::gather4") || in.has_modifier("tile::scatter4")) {
+      d.fail("only .tile mode tensor copies are supported (not im2col or gather/scatter)");
       return false;
     }
     uint32_t rank = 0;

@@ -177,7 +177,7 @@ void CtaRunner::run_warp(Warp& w) {
     ++w.pc;
     in.fn(x, in, mask);
     ++n;
-    uint32_t active = static_cast<uint32_t>(std::popcount(mask));
+    uint32_t active = lane_count(mask);
     lanes += active;
     by_class[static_cast<size_t>(in.klass)] += active;
     if (x.event != kEventNone) {

@@ -336,6 +336,12 @@ void Decoder::decode_instruction(uint32_t index) {
     case Opcode::Mbarrier:
       ok = decode_async(*this, in, out);
       break;
+    case Opcode::Wgmma:
+      ok = decode_wgmma(*this, in, out);
+      break;
+    case Opcode::Mapa:
+      ok = decode_move(*this, in, out);
+      break;
     default: {
       Type t = in.type();
       bool half = t == Type::F16 || t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2;

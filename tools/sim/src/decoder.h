@@ -84,6 +84,7 @@ bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_warp(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_matrix(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_async(Decoder& d, const ptx::Instruction& in, Inst& out);
+bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out);
 
 // Ends the active lanes (ret/exit in a kernel, and falling off the end of the body).
 void exit_handler(Exec& x, const Inst& inst, uint32_t mask);

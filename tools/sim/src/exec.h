@@ -140,6 +140,11 @@ struct Exec {
   Dim3 thread_of(uint32_t lane) const;
 };
 
+// Active lanes in `mask`; a full warp without a popcount (which, without -mpopcnt, is a call).
+inline uint32_t lane_count(uint32_t mask) {
+  return mask == 0xffffffffu ? 32u : static_cast<uint32_t>(std::popcount(mask));
+}
+
 // Visits the lanes set in `mask`; a full warp takes a branch-free loop.
 template <typename F>
 inline void for_lanes(uint32_t mask, F&& f) {

@@ -156,6 +156,26 @@ T max_nan(T a, T b) {
   return max_op(a, b);
 }
 
+// fma.rn.f32 without modifiers, the inner loop of most kernels: the hardware FMA instruction
+// when the host has one (std::fma is otherwise a call into libm).
+__attribute__((target("fma"))) void fma_f32_hardware(Exec& x, const Inst& in, uint32_t mask) {
+  const uint32_t* o = x.ops(in);
+  uint64_t* d = x.reg(o[0]);
+  const uint64_t *a = x.reg(o[1]), *b = x.reg(o[2]), *c = x.reg(o[3]);
+  if (mask == 0xffffffffu) {
+    for (uint32_t l = 0; l < 32; ++l) {
+      d[l] = std::bit_cast<uint32_t>(
+          __builtin_fmaf(get<float>(a[l]), get<float>(b[l]), get<float>(c[l])));
+    }
+    return;
+  }
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+    d[l] = std::bit_cast<uint32_t>(
+        __builtin_fmaf(get<float>(a[l]), get<float>(b[l]), get<float>(c[l])));
+  }
+}
+
 template <typename T>
 Handler select(const ptx::Instruction& in, int& sources) {
   bool approx = in.has_modifier("approx");
@@ -226,6 +246,9 @@ bool decode_float(Decoder& d, const ptx::Instruction& in, Inst& out) {
   out.mode = rounding_from_modifiers(in);
   if (in.has_modifier("ftz")) out.flags |= kFtz;
   if (in.has_modifier("sat")) out.flags |= kSat;
+  bool plain_fma = (in.opcode == Opcode::Fma || in.opcode == Opcode::Mad) && t == Type::F32 &&
+                   out.mode == kRoundNearest && out.flags == 0;
+  if (plain_fma && __builtin_cpu_supports("fma")) out.fn = &fma_f32_hardware;
   for (const ptx::Operand& op : in.operands) d.push(d.value(op, t));
   return true;
 }

@@ -54,7 +54,7 @@ inline void account(Exec& x, const uint64_t* addresses, uint32_t mask, uint32_t 
     }
     if (shared_mask != 0) x.counters.bank_conflicts += bank_conflicts(offsets, shared_mask, bytes);
   } else {
-    x.counters.bytes[static_cast<size_t>(S)] += static_cast<uint64_t>(std::popcount(mask)) * bytes;
+    x.counters.bytes[static_cast<size_t>(S)] += static_cast<uint64_t>(lane_count(mask)) * bytes;
     if constexpr (S == Space::Shared) {
       uint32_t offsets[32];
       for (uint32_t m = mask; m != 0; m &= m - 1) {

@@ -98,6 +98,12 @@ void pred_logic(Exec& x, const Inst& in, uint32_t mask) {
     case 3:
       r = ~a;
       break;
+    case 5:  // mov.pred p, 1
+      r = ~0u;
+      break;
+    case 6:  // mov.pred p, 0
+      r = 0;
+      break;
     default:
       r = a;
       break;
@@ -143,9 +149,25 @@ bool decode_move(Decoder& d, const ptx::Instruction& in, Inst& out) {
                                               : 4;
     size_t expected = mode <= 2 ? 3 : 2;
     if (in.operands.size() != expected) return false;
+    if (mode == 4 && in.operands[1].kind == OperandKind::Immediate) {
+      d.push(d.predicate(in.operands[0]));
+      d.push(d.predicate(in.operands[0]));
+      out.mode = in.operands[1].number.bits != 0 ? 5 : 6;
+      out.fn = &pred_logic;
+      return true;
+    }
     for (const ptx::Operand& op : in.operands) d.push(d.predicate(op));
     out.mode = mode;
     out.fn = &pred_logic;
+    return true;
+  }
+  if (in.opcode == Opcode::Mapa) {
+    // mapa d, a, rank: with one CTA per cluster the only rank is 0 and the address maps to
+    // itself (a rank check belongs to a cluster-aware simulator).
+    if (in.operands.size() != 3) return false;
+    d.push(d.value(in.operands[0], t));
+    d.push(d.value(in.operands[1], t));
+    out.fn = &mov;
     return true;
   }
   if (in.opcode == Opcode::Cvta) {

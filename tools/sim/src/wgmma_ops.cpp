@@ -1,0 +1,241 @@
+// Hopper warpgroup MMA: wgmma.mma_async (m64nNk16 for f16/bf16, m64nNk32 for e4m3/e5m2,
+// m64nNk8 for tf32) with A and B read from shared memory through matrix descriptors (K-major,
+// no swizzle or the 32/64/128-byte swizzles) or A from registers; wgmma.fence, commit_group and
+// wait_group. The product is computed when the instruction issues, each warp of the warpgroup
+// doing its 16 rows of the 64-row tile, so the waits have nothing left to wait for.
+#include <bit>
+#include <cstring>
+
+#include "decoder.h"
+#include "half.h"
+#include "lane_ops.h"
+
+namespace kiln::sim {
+
+namespace {
+
+using ptx::OperandKind;
+using ptx::Type;
+
+enum Elem : uint8_t { F16, BF16, E4M3, E5M2, TF32 };
+enum : uint8_t { kARegisters = 1, kAccumulateF16 = 2, kScalePredicate = 4 };
+
+uint32_t elem_bytes(Elem e) { return e == E4M3 || e == E5M2 ? 1 : e == TF32 ? 4 : 2; }
+
+double element(uint32_t bits, Elem e) {
+  switch (e) {
+    case F16:
+      return small_to_double(bits, kF16);
+    case BF16:
+      return small_to_double(bits, kBF16);
+    case E4M3:
+      return small_to_double(bits, kE4M3);
+    case E5M2:
+      return small_to_double(bits, kE5M2);
+    default:
+      return std::bit_cast<float>(bits & 0xffffe000u);
+  }
+}
+
+// Shared-memory offset of byte `kbyte` of K-major row `row` in the matrix a descriptor names.
+uint32_t descriptor_offset(uint64_t desc, uint32_t row, uint32_t kbyte) {
+  uint32_t start = static_cast<uint32_t>(desc & 0x3fff) << 4;
+  uint32_t lbo = static_cast<uint32_t>((desc >> 16) & 0x3fff) << 4;
+  uint32_t sbo = static_cast<uint32_t>((desc >> 32) & 0x3fff) << 4;
+  uint32_t mode = static_cast<uint32_t>(desc >> 62);
+  if (mode == 0) {  // core matrices of 8 rows x 16 bytes
+    return start + (row / 8) * sbo + (kbyte / 16) * lbo + (row % 8) * 16 + kbyte % 16;
+  }
+  uint32_t width = mode == 1 ? 128 : mode == 2 ? 64 : 32;
+  uint32_t mask = mode == 1 ? 7 : mode == 2 ? 3 : 1;
+  uint32_t logical = start + (row / 8) * sbo + (row % 8) * width + kbyte;
+  return logical ^ (((logical >> 7) & mask) << 4);
+}
+
+// Reads a `rows` x `k` K-major matrix through a descriptor; false after a fault.
+bool read_matrix(Exec& x, const Inst& in, uint64_t desc, uint32_t first_row, uint32_t rows,
+                 uint32_t k, Elem e, double* out) {
+  uint32_t eb = elem_bytes(e);
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t kk = 0; kk < k; ++kk) {
+      uint32_t off = descriptor_offset(desc, first_row + r, kk * eb);
+      if (off + eb > x.shared_bytes) {
+        x.fault(
+            in, 0, "out_of_bounds", off,
+            "wgmma matrix descriptor 0x" +
+                [&] {
+                  char buf[20];
+                  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(desc));
+                  return std::string(buf);
+                }() +
+                " reaches shared offset " + std::to_string(off) + ", beyond the CTA's " +
+                std::to_string(x.shared_bytes) + " bytes; check the start address and strides");
+        return false;
+      }
+      uint32_t bits = 0;
+      std::memcpy(&bits, x.cta->shared.data() + off, eb);
+      out[r * k + kk] = element(bits, e);
+    }
+  }
+  return true;
+}
+
+// ops: d[nd], a (desc, or 4 registers), b desc, scale-d. width = K, target = N, mode = Elem,
+// imm: bit 0 negate A, bit 1 negate B.
+void wgmma(Exec& x, const Inst& in, uint32_t mask) {
+  if (mask != 0xffffffffu) {
+    x.fault(in, static_cast<uint32_t>(std::countr_zero(~mask)), "barrier_divergence", 0,
+            "wgmma.mma_async.sync.aligned needs every thread of the warpgroup converged");
+    return;
+  }
+  const uint32_t* o = x.ops(in);
+  uint32_t k = in.width, n = in.target;
+  Elem e = static_cast<Elem>(in.mode);
+  bool acc16 = in.flags & kAccumulateF16;
+  uint32_t nd = acc16 ? n / 4 : n / 2;
+  uint32_t na = (in.flags & kARegisters) ? 4 : 1;
+  uint32_t warp_row = (x.warp->index % 4) * 16;
+  static thread_local double a[16 * 32], b[256 * 32];
+  if (in.flags & kARegisters) {
+    uint32_t eb = elem_bytes(e), per_reg = 4 / eb;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      uint32_t g = lane >> 2, t = lane & 3;
+      for (uint32_t r = 0; r < 4; ++r) {
+        uint32_t v = static_cast<uint32_t>(x.reg(o[nd + r])[lane]);
+        for (uint32_t i = 0; i < per_reg; ++i) {
+          uint32_t row = g + 8 * (r & 1), col = per_reg * t + i + (k / 2) * (r >> 1);
+          a[row * k + col] =
+              element((v >> (8 * eb * i)) & ((eb == 4) ? ~0u : (1u << (8 * eb)) - 1), e);
+        }
+      }
+    }
+  } else if (!read_matrix(x, in, x.reg(o[nd])[0], warp_row, 16, k, e, a)) {
+    return;
+  }
+  if (!read_matrix(x, in, x.reg(o[nd + na])[0], 0, n, k, e, b)) return;
+  bool accumulate = (in.flags & kScalePredicate) ? (x.pred_mask(o[nd + na + 1]) & 1) != 0
+                                                 : x.reg(o[nd + na + 1])[0] != 0;
+  double sign = ((in.imm & 1) ? -1.0 : 1.0) * ((in.imm & 2) ? -1.0 : 1.0);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    uint32_t g = lane >> 2, t = lane & 3;
+    for (uint32_t j = 0; j < n / 8; ++j) {
+      for (uint32_t half = 0; half < 2; ++half) {
+        uint32_t row = g + 8 * half;
+        double v[2];
+        for (uint32_t c = 0; c < 2; ++c) {
+          uint32_t col = 8 * j + 2 * t + c;
+          double s = 0;
+          for (uint32_t kk = 0; kk < k; ++kk) s += a[row * k + kk] * b[col * k + kk];
+          v[c] = sign * s;
+        }
+        if (acc16) {
+          uint64_t* d = x.reg(o[2 * j + half]) + lane;
+          if (accumulate) {
+            v[0] += small_to_double(*d & 0xffff, kF16);
+            v[1] += small_to_double((*d >> 16) & 0xffff, kF16);
+          }
+          *d = double_to_small(v[0], kF16, 0, false) |
+               (static_cast<uint64_t>(double_to_small(v[1], kF16, 0, false)) << 16);
+        } else {
+          for (uint32_t c = 0; c < 2; ++c) {
+            uint64_t* d = x.reg(o[4 * j + 2 * half + c]) + lane;
+            double prev = accumulate ? std::bit_cast<float>(static_cast<uint32_t>(*d)) : 0.0;
+            *d = std::bit_cast<uint32_t>(static_cast<float>(prev + v[c]));
+          }
+        }
+      }
+    }
+  }
+}
+
+void no_op(Exec&, const Inst&, uint32_t) {}
+
+Elem elem_of(Type t, bool& ok) {
+  ok = true;
+  switch (t) {
+    case Type::F16:
+      return F16;
+    case Type::BF16:
+      return BF16;
+    case Type::E4M3:
+      return E4M3;
+    case Type::E5M2:
+      return E5M2;
+    case Type::TF32:
+      return TF32;
+    default:
+      ok = false;
+      return F16;
+  }
+}
+
+}  // namespace
+
+bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
+  out.klass = InstClass::Tensor;
+  if (in.has_modifier("fence") || in.has_modifier("commit_group") ||
+      in.has_modifier("wait_group")) {
+    out.fn = &no_op;
+    return true;
+  }
+  if (!in.has_modifier("mma_async") || in.types.size() != 3) return false;
+  uint32_t m = 0, n = 0, k = 0;
+  for (const std::string& mod : in.modifiers) {
+    if (std::sscanf(mod.c_str(), "m%un%uk%u", &m, &n, &k) == 3) break;
+  }
+  if (m != 64 || n == 0 || n > 256 || n % 8 != 0) return false;
+  bool ok_a = false, ok_b = false;
+  Elem ea = elem_of(in.types[1], ok_a), eb = elem_of(in.types[2], ok_b);
+  if (!ok_a || !ok_b || ea != eb) {
+    d.fail("wgmma with these input types (or mixed fp8 inputs) is not supported yet");
+    return false;
+  }
+  uint32_t expect_k = ea == E4M3 || ea == E5M2 ? 32 : ea == TF32 ? 8 : 16;
+  if (k != expect_k) return false;
+  Type dt = in.types[0];
+  if (dt != Type::F32 && dt != Type::F16) return false;
+  out.width = static_cast<uint8_t>(k);
+  out.target = n;
+  out.mode = ea;
+  if (dt == Type::F16) out.flags |= kAccumulateF16;
+  const auto& ops = in.operands;
+  if (ops.size() < 6 || ops[0].kind != OperandKind::Vector) return false;
+  size_t nd = dt == Type::F16 ? n / 4 : n / 2;
+  if (ops[0].elements.size() != nd) return false;
+  bool a_regs = ops[1].kind == OperandKind::Vector;
+  if (a_regs) out.flags |= kARegisters;
+  // Immediates after scale-d: scale-a, scale-b, then (16-bit types) trans-a (descriptor A
+  // only) and trans-b.
+  std::vector<int64_t> imms;
+  for (size_t i = 4; i < ops.size(); ++i) {
+    if (ops[i].kind != OperandKind::Immediate) return false;
+    imms.push_back(ops[i].number.as_int());
+  }
+  if (imms.size() < 2) return false;
+  if (imms[0] == -1) out.imm |= 1;
+  if (imms[1] == -1) out.imm |= 2;
+  for (size_t i = 2; i < imms.size(); ++i) {
+    if (imms[i] != 0) {
+      d.fail("transposed (MN-major) wgmma operands are not supported yet");
+      return false;
+    }
+  }
+  for (const ptx::Operand& e : ops[0].elements) d.push(d.value(e, Type::B32));
+  if (a_regs) {
+    if (ops[1].elements.size() != 4) return false;
+    for (const ptx::Operand& e : ops[1].elements) d.push(d.value(e, Type::B32));
+  } else {
+    d.push(d.value(ops[1], Type::B64));
+  }
+  d.push(d.value(ops[2], Type::B64));
+  if (d.is_predicate(ops[3])) {
+    out.flags |= kScalePredicate;
+    d.push(d.predicate(ops[3]));
+  } else {
+    d.push(d.value(ops[3], Type::B32));
+  }
+  out.fn = &wgmma;
+  return true;
+}
+
+}  // namespace kiln::sim
