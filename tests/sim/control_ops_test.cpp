@@ -293,5 +293,89 @@ TEST_F(ControlTest, SpecialRegistersDescribeTheLaunch) {
   for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], 2000000u + 100000 + 30000 + 1000 + t) << t;
 }
 
+TEST_F(ControlTest, BarRedCountsAndCombinesPredicatesAcrossTheBlock) {
+  // __syncthreads_count(tid % 3 == 0), __syncthreads_and(tid < 96), __syncthreads_or(tid == 77)
+  ModuleHandle m = load(per_thread(R"(
+  rem.u32 %r2, %r1, 3;
+  setp.eq.u32 %p1, %r2, 0;
+  bar.red.popc.u32 %r3, 0, %p1;
+  setp.lt.u32 %p2, %r1, 96;
+  bar.red.and.pred %p3, 0, %p2;
+  setp.eq.u32 %p4, %r1, 77;
+  bar.red.or.pred %p5, 0, %p4;
+  selp.u32 %r4, 1000, 0, %p3;
+  selp.u32 %r5, 2000, 0, %p5;
+  add.u32 %r9, %r3, %r4;
+  add.u32 %r9, %r9, %r5;
+)"));
+  uint64_t out = zeros<uint32_t>(96);
+  run(m, "k", {1}, {96}, Params().add(out));
+  std::vector<uint32_t> got = download<uint32_t>(out, 96);
+  for (uint32_t t = 0; t < 96; ++t) EXPECT_EQ(got[t], 32u + 1000 + 2000) << t;
+}
+
+// Lane 0 spins on a shared flag that lane 1, on the other side of a divergent branch, sets.
+const char* const kIntraWarpSpin = R"(
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 4 .u32 flag;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r5, flag;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra WAITER;
+  setp.eq.u32 %p2, %r1, 1;
+  @!%p2 bra JOIN;
+  mov.u32 %r3, 1;
+  st.volatile.shared.u32 [%r5], %r3;
+  bra.uni JOIN;
+WAITER:
+  ld.volatile.shared.u32 %r2, [%r5];
+  setp.eq.u32 %p3, %r2, 0;
+  @%p3 bra WAITER;
+JOIN:
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+)";
+
+TEST_F(ControlTest, IntraWarpSpinWaitLivelocksUnderTheReconvergenceStack) {
+  SimulatorOptions options;
+  options.instruction_budget = 200000;
+  Device device(options);
+  Result<ModuleHandle> m = device.load_module(ptx_module(kIntraWarpSpin));
+  ASSERT_TRUE(m.ok());
+  Result<uint64_t> out = device.allocate(128);
+  LaunchConfig config;
+  config.block = {32};
+  Result<LaunchReport> r = device.launch(*m, "k", config, Params().add(*out).bytes());
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->faults.size(), 1u);
+  EXPECT_EQ(r->faults[0].kind, "budget");
+}
+
+TEST_F(ControlTest, IndependentThreadSchedulingLetsTheOtherPathRun) {
+  SimulatorOptions options;
+  options.instruction_budget = 200000;
+  options.independent_thread_scheduling = true;
+  Device device(options);
+  Result<ModuleHandle> m = device.load_module(ptx_module(kIntraWarpSpin));
+  ASSERT_TRUE(m.ok());
+  Result<uint64_t> out = device.allocate(128);
+  LaunchConfig config;
+  config.block = {32};
+  Result<LaunchReport> r = device.launch(*m, "k", config, Params().add(*out).bytes());
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->ok()) << r->faults[0].message;
+  std::vector<uint32_t> got(32);
+  ASSERT_TRUE(device.copy_to_host(got.data(), *out, 128).ok());
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], t);
+}
+
 }  // namespace
 }  // namespace kiln::sim::testing

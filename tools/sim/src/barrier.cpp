@@ -10,9 +10,26 @@ bool try_release_barrier(Cta& cta, uint32_t id) {
   for (uint32_t w : b.waiting) {
     if (cta.warps[w].state == WarpState::AtBarrier) cta.warps[w].state = WarpState::Ready;
   }
+  for (const BarrierReduction& r : b.reductions) {
+    Warp& warp = cta.warps[r.warp];
+    if (r.mode == 1) {
+      uint64_t* d = warp.regs + static_cast<size_t>(r.destination) * 32;
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        if ((r.mask >> lane) & 1) d[lane] = b.red_popc;
+      }
+    } else {
+      bool value = r.mode == 2 ? b.red_and : b.red_or;
+      uint32_t& p = warp.preds[r.destination];
+      p = (p & ~r.mask) | (value ? r.mask : 0);
+    }
+  }
   b.waiting.clear();
+  b.reductions.clear();
   b.arrived = 0;
   b.expected = 0;
+  b.red_popc = 0;
+  b.red_and = true;
+  b.red_or = false;
   return true;
 }
 

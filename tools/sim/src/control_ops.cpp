@@ -58,10 +58,14 @@ void setmaxnreg(Exec& x, const Inst& in, uint32_t mask) {
 void bar(Exec& x, const Inst& in, uint32_t mask) {
   if (mask == 0) return;
   Warp& w = *x.warp;
-  const uint32_t* ops = x.ops(in);
+  const uint32_t* all_ops = x.ops(in);
+  // bar.red: d first and the predicate last around the id and count.
+  bool red = in.mode != 0;
+  const uint32_t* ops = red ? all_ops + 1 : all_ops;
+  uint32_t id_and_count = red ? in.nops - 2u : in.nops;
   uint32_t lane = first_lane(mask);
   uint32_t id = in.target == 16 ? 16 : static_cast<uint32_t>(x.reg(ops[0])[lane]);
-  uint32_t count = in.nops > 1 ? static_cast<uint32_t>(x.reg(ops[1])[lane]) : 0;
+  uint32_t count = id_and_count > 1 ? static_cast<uint32_t>(x.reg(ops[1])[lane]) : 0;
   if (mask != w.live) {
     x.fault(
         in, lane, "barrier_divergence", 0,
@@ -90,6 +94,13 @@ void bar(Exec& x, const Inst& in, uint32_t mask) {
   NamedBarrier& b = x.cta->barriers[id];
   if (count != 0) b.expected = count;
   b.arrived += static_cast<uint32_t>(std::popcount(mask));
+  if (red) {
+    uint32_t p = x.pred_mask(all_ops[in.nops - 1]) & mask;
+    b.red_popc += static_cast<uint32_t>(std::popcount(p));
+    b.red_and = b.red_and && p == mask;
+    b.red_or = b.red_or || p != 0;
+    b.reductions.push_back({w.index, all_ops[0], mask, in.mode});
+  }
   if (in.width == 1) {
     w.state = WarpState::AtBarrier;
     b.waiting.push_back(w.index);
@@ -163,8 +174,19 @@ bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out) {
         return true;
       }
       if (in.has_modifier("red")) {
-        d.fail("bar.red is not supported yet");
-        return false;
+        // bar.red.popc.u32 d, a{, b}, {!}c / bar.red.{and,or}.pred p, a{, b}, {!}c
+        size_t n = in.operands.size();
+        if (n < 3 || n > 4) return false;
+        out.mode = in.has_modifier("popc") ? 1 : in.has_modifier("and") ? 2
+                   : in.has_modifier("or") ? 3 : 0;
+        if (out.mode == 0) return false;
+        d.push(out.mode == 1 ? d.value(in.operands[0], ptx::Type::U32)
+                             : d.predicate(in.operands[0]));
+        for (size_t i = 1; i + 1 < n; ++i) d.push(d.value(in.operands[i], ptx::Type::U32));
+        d.push(d.predicate(in.operands[n - 1]));
+        out.width = 1;
+        out.fn = &bar;
+        return true;
       }
       bool cluster = in.has_modifier("cluster");
       bool arrive = in.has_modifier("arrive");

@@ -201,6 +201,25 @@ void CtaRunner::run_warp(Warp& w) {
   x.counters.warp_instructions += n;
   x.counters.lane_instructions += lanes;
   n = 0;
+  if (limits_.independent_thread_scheduling && w.state == WarpState::Ready &&
+      (x.event & kEventFault) == 0 && x.faults.empty()) {
+    rotate_siblings(w);
+  }
+}
+
+// Independent thread scheduling: the two divergent paths on top of the stack are siblings
+// (same reconvergence point); letting the other one run when this one yields or uses up its
+// slice gives every path of a warp forward progress, as Volta and later GPUs guarantee (a lane
+// spinning on a flag that another lane of its warp sets then finishes).
+void CtaRunner::rotate_siblings(Warp& w) {
+  size_t n = w.stack.size();
+  if (n < 3) return;
+  StackEntry& top = w.stack[n - 1];
+  StackEntry& below = w.stack[n - 2];
+  if (top.reconverge != below.reconverge || below.pc == below.reconverge) return;
+  top.pc = w.pc;
+  std::swap(top, below);
+  w.pc = w.stack.back().pc;
 }
 
 bool CtaRunner::run(Dim3 id) {

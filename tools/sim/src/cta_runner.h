@@ -15,6 +15,7 @@ struct RunLimits {
   uint64_t instruction_budget = 0;  // warp-instructions, 0: none
   double time_limit_seconds = 0;    // 0: none
   uint32_t multiprocessors = 132;
+  bool independent_thread_scheduling = false;
 };
 
 class CtaRunner {
@@ -29,6 +30,7 @@ class CtaRunner {
   void fill_constants(Warp& warp);
   void run_warp(Warp& warp);
   bool over_limits(Warp& warp);
+  void rotate_siblings(Warp& warp);
 
   Exec& x_;
   RunLimits limits_;

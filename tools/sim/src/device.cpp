@@ -189,6 +189,7 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   limits.instruction_budget = impl_->options.instruction_budget;
   limits.time_limit_seconds = impl_->options.time_limit_seconds;
   limits.multiprocessors = static_cast<uint32_t>(std::max(1, props.multiprocessor_count));
+  limits.independent_thread_scheduling = impl_->options.independent_thread_scheduling;
   auto start = std::chrono::steady_clock::now();
   CtaRunner runner(x, limits);
   bool ok = true;

@@ -48,10 +48,23 @@ struct Warp {
   std::deque<std::vector<PendingCopy>> groups;
 };
 
+// A bar.red arrival: where the warp wants the reduction's result.
+struct BarrierReduction {
+  uint32_t warp = 0;
+  uint32_t destination = 0;  // value slot (popc) or predicate index (and, or)
+  uint32_t mask = 0;         // the lanes that arrived
+  uint8_t mode = 0;          // 1 popc, 2 and, 3 or
+};
+
 struct NamedBarrier {
   uint32_t arrived = 0;           // threads
   uint32_t expected = 0;          // 0: all live threads of the CTA
   std::vector<uint32_t> waiting;  // warp indices blocked on it
+  // bar.red: the reductions of the predicates of the threads arrived so far.
+  uint32_t red_popc = 0;
+  bool red_and = true;
+  bool red_or = false;
+  std::vector<BarrierReduction> reductions;
 };
 
 struct Mbarrier {
