@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -13,12 +14,25 @@ struct SimRunResult {
   nlohmann::json report;
 };
 
-SimRunResult sim_run(const std::string& args) {
-  const std::string command = std::string(KILN_SIM_RUN) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
+std::string read_all(FILE* pipe) {
   std::string output;
   char buffer[4096];
   while (pipe != nullptr && std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  return output;
+}
+
+// stdout of kiln-sim-run with `args` (which may end in a pipe).
+std::string sim_output(const std::string& args) {
+  FILE* pipe = popen((std::string(KILN_SIM_RUN) + " " + args + " 2>/dev/null").c_str(), "r");
+  std::string output = read_all(pipe);
+  if (pipe != nullptr) pclose(pipe);
+  return output;
+}
+
+SimRunResult sim_run(const std::string& args) {
+  const std::string command = std::string(KILN_SIM_RUN) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  const std::string output = read_all(pipe);
   const int status = pipe != nullptr ? pclose(pipe) : -1;
   SimRunResult run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -85,6 +99,52 @@ TEST(SimRun, OutOfBoundsWriteIsAFaultWithItsLocation) {
   EXPECT_EQ(workload["status"], "fault") << workload.dump(2);
   ASSERT_FALSE(workload["faults"].empty());
   EXPECT_EQ(workload["faults"][0]["kind"], "out_of_bounds");
+}
+
+TEST(SimRun, ProgressPrintsOneJsonLinePerStepThenTheReport) {
+  const SimRunResult run = sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
+                                   "/starter.cu --workload 1x8 --workload 3x40 --progress "
+                                   "--build-dir " + build_dir("progress") + " | tail -n 1");
+  ASSERT_FALSE(run.report.is_discarded());
+  EXPECT_EQ(run.report["passed"], 2);
+  const std::string lines = sim_output("--task " + task("rmsnorm") + " --source " +
+                                       task("rmsnorm") + "/starter.cu --workload 1x8 --progress "
+                                       "--build-dir " + build_dir("progress"));
+  std::vector<nlohmann::json> parsed;
+  size_t start = 0;
+  while (start < lines.size()) {
+    const size_t end = lines.find('\n', start);
+    parsed.push_back(nlohmann::json::parse(lines.substr(start, end - start)));
+    start = end == std::string::npos ? lines.size() : end + 1;
+  }
+  ASSERT_EQ(parsed.size(), 3u) << lines;
+  EXPECT_EQ(parsed[0]["event"], "built");
+  EXPECT_EQ(parsed[1]["event"], "workload");
+  EXPECT_EQ(parsed[1]["workload"], "1x8");
+  EXPECT_EQ(parsed[1]["pass"], true);
+  EXPECT_EQ(parsed[2]["passed"], 1);
+}
+
+TEST(SimRun, UnknownWorkloadIsRefusedWithTheKnownNames) {
+  const SimRunResult run =
+      sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
+              "/starter.cu --workload 9x9 --build-dir " + build_dir("unknown"));
+  EXPECT_EQ(run.exit_code, 2);
+  ASSERT_FALSE(run.report.is_discarded());
+  EXPECT_EQ(run.report["stage"], "workloads");
+  EXPECT_NE(run.report["error"].get<std::string>().find("3x40"), std::string::npos);
+}
+
+TEST(SimRun, InstructionBudgetStopsALaunchAsAFault) {
+  const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --candidate " +
+                                   KILN_SIMRT_WRONG_GEMM_0 +
+                                   " --workload 64x64x64 --instruction-budget 10 --build-dir " +
+                                   build_dir("budget"));
+  ASSERT_FALSE(run.report.is_discarded());
+  const auto& workload = run.report["workloads"][0];
+  EXPECT_EQ(workload["status"], "fault") << workload.dump(2);
+  ASSERT_FALSE(workload["faults"].empty());
+  EXPECT_EQ(workload["faults"][0]["kind"], "budget");
 }
 
 TEST(SimRun, BadArgumentsAreRefusedWithUsage) {

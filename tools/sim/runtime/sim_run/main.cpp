@@ -3,15 +3,21 @@
 //
 //   kiln-sim-run --task tasks/fp16_gemm (--source kernel.cu | --candidate kernel.so)
 //                [--workload NAME]... [--seed N] [--reference reference.so] [--build-dir DIR]
+//                [--instruction-budget N] [--time-limit SECONDS] [--progress]
+//
+// The candidate's host code runs in this process, so whatever it prints goes to stderr: stdout
+// carries only the report (and, with --progress, one JSON line per step before it).
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <iostream>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-#include <algorithm>
-
-#include <dlfcn.h>
 
 #include "candidate_build.h"
 #include "kiln/tasks/task.h"
@@ -23,48 +29,127 @@ namespace {
 constexpr const char* kUsage =
     "usage: kiln-sim-run --task DIR (--source kernel.cu | --candidate kernel.so)\n"
     "                    [--workload NAME]... [--seed N] [--reference reference.so]\n"
-    "                    [--build-dir DIR]\n";
+    "                    [--build-dir DIR] [--instruction-budget N] [--time-limit SECONDS]\n"
+    "                    [--progress]\n"
+    "  --instruction-budget  warp-instructions per kernel launch before it is stopped (0: none)\n"
+    "  --time-limit          wall seconds per kernel launch before it is stopped\n"
+    "  --progress            stdout is JSON lines: {\"event\": \"built\"}, then one\n"
+    "                        {\"event\": \"workload\", ...} per finished workload, then the report\n";
 
-int fail(const std::string& message) {
-  std::cout << nlohmann::json{{"ok", false}, {"error", message}}.dump(2) << "\n";
+// stdout as it was when the process started; fd 1 itself is pointed at stderr so that the
+// candidate's printf cannot corrupt the report.
+FILE* report_stream = stdout;
+
+void protect_stdout() {
+  const int saved = dup(STDOUT_FILENO);
+  if (saved < 0) return;
+  FILE* stream = fdopen(saved, "w");
+  if (stream == nullptr) return;
+  std::fflush(stdout);
+  if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return;
+  report_stream = stream;
+}
+
+void emit(const nlohmann::json& value, bool one_line) {
+  const std::string text = one_line ? value.dump() : value.dump(2);
+  std::fprintf(report_stream, "%s\n", text.c_str());
+  std::fflush(report_stream);
+}
+
+// `stage` says what could not be done: arguments, task, build_candidate, build_reference,
+// load_candidate, load_reference, workloads.
+int fail(const std::string& stage, const std::string& message, bool one_line = false) {
+  emit({{"ok", false}, {"stage", stage}, {"error", message}}, one_line);
   return 2;
+}
+
+bool parse_count(const std::string& text, uint64_t& out) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  out = std::strtoull(text.c_str(), nullptr, 10);
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  protect_stdout();
   std::string task_dir, source, candidate, reference, build_dir = "/tmp/kiln-sim-run";
   std::vector<std::string> workload_names;
   uint64_t seed = 1;
+  // Known before the arguments are checked, so that every line on stdout is JSON.
+  const bool progress = std::find(argv + 1, argv + argc, std::string_view("--progress")) !=
+                        argv + argc;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (flag == "--help" || flag == "-h") {
-      std::printf("%s", kUsage);
+      std::fprintf(report_stream, "%s", kUsage);
       return 0;
     }
-    if (i + 1 >= argc) return fail("option " + std::string(flag) + " needs a value\n" + kUsage);
+    if (flag == "--progress") continue;
+    if (i + 1 >= argc)
+      return fail("arguments", "option " + std::string(flag) + " needs a value\n" + kUsage,
+                  progress);
     const std::string value = argv[++i];
+    uint64_t count = 0;
     if (flag == "--task") task_dir = value;
     else if (flag == "--source") source = value;
     else if (flag == "--candidate") candidate = value;
     else if (flag == "--workload") workload_names.push_back(value);
-    else if (flag == "--seed") seed = std::strtoull(value.c_str(), nullptr, 10);
     else if (flag == "--reference") reference = value;
     else if (flag == "--build-dir") build_dir = value;
-    else return fail("unknown option " + std::string(flag) + "\n" + kUsage);
+    else if (flag == "--seed" || flag == "--instruction-budget") {
+      if (!parse_count(value, count))
+        return fail("arguments",
+                    std::string(flag) + " takes a non-negative integer, not '" + value + "'",
+                    progress);
+      if (flag == "--seed") seed = count;
+      // Read by the simulated runtime when it creates the device, on the first CUDA call.
+      else setenv("KILN_SIM_INSTRUCTION_BUDGET", value.c_str(), 1);
+    } else if (flag == "--time-limit") {
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0' || !(seconds > 0))
+        return fail("arguments",
+                    "--time-limit takes a positive number of seconds, not '" + value + "'",
+                    progress);
+      setenv("KILN_SIM_TIME_LIMIT", value.c_str(), 1);
+    } else {
+      return fail("arguments", "unknown option " + std::string(flag) + "\n" + kUsage, progress);
+    }
   }
-  if (task_dir.empty()) return fail(std::string("--task is required\n") + kUsage);
-  if (source.empty() == candidate.empty()) return fail("give exactly one of --source, --candidate");
+  if (task_dir.empty())
+    return fail("arguments", std::string("--task is required\n") + kUsage, progress);
+  if (source.empty() == candidate.empty())
+    return fail("arguments", "give exactly one of --source, --candidate", progress);
 
   auto task = kiln::tasks::load_task(task_dir);
-  if (!task) return fail(task.error().message);
+  if (!task) return fail("task", task.error().message, progress);
 
+  std::string known;
+  for (const auto& workload : task->sim_workloads) known += " " + workload.name;
+  for (const std::string& name : workload_names)
+    if (std::none_of(task->sim_workloads.begin(), task->sim_workloads.end(),
+                     [&](const auto& workload) { return workload.name == name; }))
+      return fail("workloads",
+                  task->name + " has no sim_workload '" + name + "'; its sim_workloads:" + known,
+                  progress);
+  std::vector<kiln::tasks::Workload> workloads;
+  for (const auto& workload : task->sim_workloads)
+    if (workload_names.empty() ||
+        std::find(workload_names.begin(), workload_names.end(), workload.name) !=
+            workload_names.end())
+      workloads.push_back(workload);
+  if (workloads.empty())
+    return fail("workloads", task->name + " has no sim_workloads; add some to its task.json",
+                progress);
+
+  const auto build_start = std::chrono::steady_clock::now();
   const auto toolchain = kiln::worker::Toolchain::from_environment(argv[0]);
   if (!source.empty()) {
     kiln::sim::run::CandidateBuild builder{toolchain.nvcc_path(), toolchain.abi_include,
                                            kiln::sim::run::loaded_runtime_library()};
     auto built = builder.build(source, std::filesystem::path(build_dir) / "candidate.so");
-    if (!built) return fail(built.error().message);
+    if (!built) return fail("build_candidate", built.error().message, progress);
     candidate = built->string();
   }
   if (reference.empty()) {
@@ -74,17 +159,21 @@ int main(int argc, char** argv) {
     request.source = task->reference_path;
     request.build_dir = std::filesystem::path(build_dir) / "reference";
     auto outcome = builder.build(request);
-    if (!outcome.ok) return fail("building the CPU reference: " + outcome.error + "\n" + outcome.log);
+    if (!outcome.ok)
+      return fail("build_reference",
+                  "building the CPU reference: " + outcome.error + "\n" + outcome.log, progress);
     reference = outcome.library.string();
   }
 
   void* candidate_library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (candidate_library == nullptr)
-    return fail(std::string("loading the candidate: ") + dlerror() +
-                " (build it with the recipe in tools/sim/runtime/README.md)");
+    return fail("load_candidate", std::string("loading the candidate: ") + dlerror() +
+                                      " (build it with the recipe in tools/sim/runtime/README.md)",
+                progress);
   void* reference_library = dlopen(reference.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (reference_library == nullptr)
-    return fail(std::string("loading the CPU reference: ") + dlerror());
+    return fail("load_reference", std::string("loading the CPU reference: ") + dlerror(),
+                progress);
   kiln::sim::run::WorkloadRunner runner;
   runner.task = &*task;
   runner.launch = reinterpret_cast<kiln_launch_fn>(dlsym(candidate_library, "kiln_launch"));
@@ -92,23 +181,31 @@ int main(int argc, char** argv) {
       reinterpret_cast<kiln_reference_fn>(dlsym(reference_library, "kiln_reference"));
   runner.seed = seed;
   if (runner.launch == nullptr)
-    return fail("the candidate exports no kiln_launch; define extern \"C\" int kiln_launch(...) "
-                "as kiln/abi.h declares");
-  if (runner.reference == nullptr) return fail("the reference exports no kiln_reference");
-
-  std::vector<kiln::tasks::Workload> workloads;
-  for (const auto& workload : task->sim_workloads)
-    if (workload_names.empty() ||
-        std::find(workload_names.begin(), workload_names.end(), workload.name) !=
-            workload_names.end())
-      workloads.push_back(workload);
-  if (workloads.empty()) return fail("no sim_workload of " + task->name + " matches --workload");
+    return fail("load_candidate",
+                "the candidate exports no kiln_launch; define extern \"C\" int kiln_launch(...) "
+                "as kiln/abi.h declares",
+                progress);
+  if (runner.reference == nullptr)
+    return fail("load_reference", "the reference exports no kiln_reference", progress);
+  if (progress) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
+    emit({{"event", "built"}, {"seconds", seconds}, {"total", workloads.size()}}, true);
+  }
 
   nlohmann::json results = nlohmann::json::array();
   int passed = 0;
-  for (const auto& workload : workloads) {
-    nlohmann::json result = runner.run(workload);
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    nlohmann::json result = runner.run(workloads[i]);
     if (result.value("pass", false)) ++passed;
+    if (progress)
+      emit({{"event", "workload"},
+            {"index", i},
+            {"total", workloads.size()},
+            {"workload", workloads[i].name},
+            {"pass", result.value("pass", false)},
+            {"status", result.value("status", "")}},
+           true);
     results.push_back(std::move(result));
   }
   const nlohmann::json report = {{"ok", true},
@@ -119,6 +216,6 @@ int main(int argc, char** argv) {
                                  {"total", workloads.size()},
                                  {"pass", passed == static_cast<int>(workloads.size())},
                                  {"workloads", results}};
-  std::cout << report.dump(2) << "\n";
+  emit(report, progress);
   return report["pass"].get<bool>() ? 0 : 1;
 }
