@@ -98,6 +98,11 @@ Result<GpuSpec> parse_gpu_spec(const json& document, const std::string& id) {
   spec.registers_per_sm = static_cast<int64_t>(regs_sm);
   spec.l2_bytes = static_cast<int64_t>(l2);
   spec.hbm_bytes = static_cast<int64_t>(hbm);
+  if (specs.contains("max_blocks_per_sm")) {  // optional: older files lack it
+    auto blocks = sourced(document, specs, "max_blocks_per_sm", where);
+    if (!blocks) return blocks.error();
+    spec.max_blocks_per_sm = static_cast<int>(*blocks);
+  }
   const json& tensor = document["tensor_dense_tflops"];
   for (const char* key : {"fp16", "bf16", "fp8", "tf32", "fp64"}) {
     auto value = sourced(document, tensor, key, where);

@@ -1,9 +1,8 @@
 #include "kiln/kb/kb_paths.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 
+#include "kiln/base/cache_dir.h"
 #include "kiln/base/sha256.h"
 
 namespace kiln::kb {
@@ -48,17 +47,10 @@ fs::path default_cccl_dir() {
          "generated";
 }
 
-fs::path default_cache_dir() {
-  if (auto dir = env("KILN_CACHE_DIR"); !dir.empty()) return dir;
-  if (auto dir = env("XDG_CACHE_HOME"); !dir.empty()) return fs::path(dir) / "kiln";
-  if (auto home = env("HOME"); !home.empty()) return fs::path(home) / ".cache" / "kiln";
-  return fs::temp_directory_path() / ("kiln-cache-" + std::to_string(getuid()));
-}
-
 KbPaths resolve_paths(const fs::path& kb_dir, const fs::path& cache_dir, const fs::path& cccl_dir) {
   KbPaths paths;
   paths.kb_dir = kb_dir.empty() ? default_kb_dir() : kb_dir;
-  paths.cache_dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
+  paths.cache_dir = cache_dir.empty() ? kiln::default_cache_dir() : cache_dir;
   paths.cccl_dir = cccl_dir.empty() ? default_cccl_dir() : cccl_dir;
   return paths;
 }

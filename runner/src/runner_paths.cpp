@@ -1,29 +1,12 @@
 #include "kiln/runner/runner_paths.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
-#include <string>
+#include "kiln/base/cache_dir.h"
 
 namespace kiln::runner {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
-}  // namespace
-
-fs::path default_runner_cache_dir() {
-  if (auto dir = env("KILN_CACHE_DIR"); !dir.empty()) return fs::path(dir) / "runner";
-  if (auto dir = env("XDG_CACHE_HOME"); !dir.empty()) return fs::path(dir) / "kiln" / "runner";
-  if (auto home = env("HOME"); !home.empty()) return fs::path(home) / ".cache" / "kiln" / "runner";
-  return fs::temp_directory_path() / ("kiln-runner-" + std::to_string(getuid()));
-}
+fs::path default_runner_cache_dir() { return default_cache_dir() / "runner"; }
 
 fs::path default_worker_path() {
   std::error_code error;

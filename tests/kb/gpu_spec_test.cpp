@@ -22,6 +22,7 @@ TEST(GpuSpec, LoadsEveryBundledSpecWithAllFieldsSourced) {
     EXPECT_EQ(spec->registers_per_sm, 65536);
     EXPECT_EQ(spec->registers_per_thread_max, 255);
     EXPECT_EQ(spec->max_threads_per_sm, 2048);
+    EXPECT_EQ(spec->max_blocks_per_sm, 32);
     EXPECT_GT(spec->l2_bytes, 40 << 20);
     EXPECT_GT(spec->hbm_bandwidth_gbps, 3000);
     EXPECT_GT(spec->peak_tflops("f16"), spec->peak_tflops("f32"));

@@ -14,7 +14,8 @@ class WgmmaOpsTest : public SimTest {};
 // One warpgroup copies a 16 KiB shared-memory image (built on the host) into shared memory,
 // runs wgmma m64n16k16 f16 -> f32 with the two descriptors (offsets relative to the image),
 // and stores each thread's 8 accumulator registers in order.
-const char* const kWgmma = R"(
+std::string wgmma_kernel(bool trans_b) {
+  std::string text = R"(
 .visible .entry k(.param .u64 image, .param .u64 out, .param .u64 da, .param .u64 db)
 {
   .shared .align 1024 .b8 s[16384];
@@ -55,7 +56,7 @@ COPY:
   mov.f32 %f8, 0f00000000;
   setp.ne.u32 %p1, %r1, %r1;
   wgmma.fence.sync.aligned;
-  wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, %rd4, %rd5, %p1, 1, 1, 0, 0;
+  wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, %rd4, %rd5, %p1, 1, 1, 0, TRANS_B;
   wgmma.commit_group.sync.aligned;
   wgmma.wait_group.sync.aligned 0;
   ld.param.u64 %rd7, [out];
@@ -66,6 +67,9 @@ COPY:
   ret;
 }
 )";
+  text.replace(text.find("TRANS_B"), 7, trans_b ? "1" : "0");
+  return text;
+}
 
 uint16_t half_of_small_int(int v) {  // exact f16 for |v| <= 8
   if (v == 0) return 0;
@@ -91,7 +95,18 @@ uint32_t layout(bool swizzle128, uint32_t start, uint32_t row, uint32_t k) {
   return start + (row / 8) * 256 + (k / 8) * 128 + (row % 8) * 16 + (k % 8) * 2;
 }
 
-void check(WgmmaOpsTest& t, bool swizzle128) {
+// The same for an MN-major (N-contiguous) B: without swizzle, core matrices of 8 K-rows x 16
+// bytes along N, SBO (128) apart along N and LBO (256) apart along K; with 128B swizzle, K-rows
+// of 128 bytes along N, 8 per 1024-byte atom, atoms SBO (1024) apart along K.
+uint32_t layout_mn(bool swizzle128, uint32_t start, uint32_t n, uint32_t k) {
+  if (swizzle128) {
+    uint32_t logical = start + (n % 64) * 2 + (k % 8) * 128 + (k / 8) * 1024;
+    return logical ^ (((logical >> 7) & 7) << 4);
+  }
+  return start + (n % 8) * 2 + (n / 8) * 128 + (k % 8) * 16 + (k / 8) * 256;
+}
+
+void check(WgmmaOpsTest& t, bool swizzle128, bool trans_b = false) {
   std::mt19937 rng(5);
   std::uniform_int_distribution<int> pick(-4, 4);
   int a[64][16], b[16][16];
@@ -107,12 +122,14 @@ void check(WgmmaOpsTest& t, bool swizzle128) {
     for (uint32_t k = 0; k < 16; ++k) {
       b[n][k] = pick(rng);
       uint16_t h = half_of_small_int(b[n][k]);
-      std::memcpy(&image[layout(swizzle128, 8192, n, k)], &h, 2);
+      uint32_t at = trans_b ? layout_mn(swizzle128, 8192, n, k) : layout(swizzle128, 8192, n, k);
+      std::memcpy(&image[at], &h, 2);
     }
   }
   uint64_t da = swizzle128 ? descriptor(0, 16, 1024, 1) : descriptor(0, 128, 256, 0);
   uint64_t db = swizzle128 ? descriptor(8192, 16, 1024, 1) : descriptor(8192, 128, 256, 0);
-  ModuleHandle m = t.load(ptx_module(kWgmma));
+  if (trans_b && !swizzle128) db = descriptor(8192, 256, 128, 0);
+  ModuleHandle m = t.load(ptx_module(wgmma_kernel(trans_b)));
   uint64_t out = t.zeros<float>(128 * 8);
   t.run(m, "k", {1}, {128}, Params().add(t.upload(image)).add(out).add(da).add(db));
   std::vector<float> got = t.download<float>(out, 128 * 8);
@@ -134,6 +151,11 @@ TEST_F(WgmmaOpsTest, DescriptorsWith128ByteSwizzleGiveTheAccumulatorFragments) {
 }
 
 TEST_F(WgmmaOpsTest, DescriptorsWithoutSwizzleUseCoreMatrices) { check(*this, false); }
+
+TEST_F(WgmmaOpsTest, TransposedBReadsAnNMajorMatrix) {
+  check(*this, false, true);
+  check(*this, true, true);
+}
 
 }  // namespace
 }  // namespace kiln::sim::testing

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "kiln/worker/subprocess.h"
+#include "kiln/compiler/subprocess.h"
 #include "worker_test_support.h"
 
 namespace kiln::worker {
@@ -74,10 +74,10 @@ Outcome run(const Job& job) {
   std::vector<std::string> argv = {env_or("KILN_WORKER_BIN", KILN_WORKER_BIN), "--job",
                                    (dir / "job.json").string(), "--gpu", "0"};
   if (prebuild()) argv.push_back("--build-only");
-  ProcessOptions options;
+  compiler::ProcessOptions options;
   options.timeout_seconds = 900;
   options.stdout_file = (dir / "stdout.jsonl").string();
-  const ProcessResult process = run_process(argv, options);
+  const compiler::ProcessResult process = compiler::run_process(argv, options);
   out.stderr_tail = process.output.size() > 4000
                         ? process.output.substr(process.output.size() - 4000)
                         : process.output;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/worker/subprocess.h"
+#include "kiln/compiler/subprocess.h"
 
 namespace kiln::worker::testing {
 
@@ -50,7 +50,7 @@ std::filesystem::path build_shared_object(const std::filesystem::path& dir, cons
   std::vector<std::string> argv = {"g++", "-std=c++20", "-O1", "-fPIC", "-shared"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-o", so.string(), cpp.string()});
-  const ProcessResult result = run_process(argv);
+  const compiler::ProcessResult result = compiler::run_process(argv);
   EXPECT_TRUE(result.ok()) << result.describe() << "\n" << result.output;
   return result.ok() ? so : std::filesystem::path();
 }

@@ -1,10 +1,8 @@
 #include "kiln/worker/banned_symbols.h"
 
-#include <cxxabi.h>
-
 #include <cctype>
-#include <cstdlib>
-#include <memory>
+
+#include "kiln/compiler/demangle.h"
 
 namespace kiln::worker {
 
@@ -37,14 +35,6 @@ bool is_identifier_char(char c) {
 BannedSymbols::BannedSymbols(std::vector<std::string> task_prefixes, bool worker_rules)
     : prefixes_(std::move(task_prefixes)), worker_rules_(worker_rules) {}
 
-std::string BannedSymbols::demangle(const std::string& name) {
-  if (name.rfind("_Z", 0) != 0) return name;
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && out ? std::string(out.get()) : name;
-}
-
 bool BannedSymbols::matches_prefix(const std::string& raw, const std::string& demangled,
                                    const std::string& prefix) {
   if (prefix.empty()) return false;
@@ -66,7 +56,7 @@ std::vector<BannedHit> BannedSymbols::scan(const ElfSymbols& symbols) const {
   };
   for (const auto& symbol : symbols.symbols) {
     if (already(symbol.name)) continue;
-    const std::string readable = demangle(symbol.name);
+    const std::string readable = compiler::demangle(symbol.name);
     const std::string where = symbol.defined ? "defines" : "references";
     bool hit = false;
     for (const auto& prefix : prefixes_) {

@@ -12,14 +12,13 @@
 
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
+#include "kiln/compiler/gpu_arch.h"
+#include "kiln/compiler/subprocess.h"
+#include "kiln/compiler/toolchain.h"
 #include "kiln/worker/elf_symbols.h"
-#include "kiln/worker/subprocess.h"
 
 #ifndef KILN_WORKER_SOURCE_ABI_INCLUDE
 #define KILN_WORKER_SOURCE_ABI_INCLUDE ""
-#endif
-#ifndef KILN_WORKER_CUDA_ROOT
-#define KILN_WORKER_CUDA_ROOT "/usr/local/cuda"
 #endif
 
 namespace kiln::worker {
@@ -68,8 +67,9 @@ class DirectoryLock {
 
 Toolchain Toolchain::from_environment(const std::filesystem::path& executable) {
   Toolchain t;
-  t.cuda_root = env_or("KILN_CUDA_ROOT", KILN_WORKER_CUDA_ROOT);
-  t.nvcc = env_or("KILN_NVCC", "");
+  const compiler::Toolchain cuda = compiler::toolchain_from_environment();
+  t.cuda_root = cuda.cuda_root;
+  t.nvcc = cuda.nvcc;
   t.cxx = env_or("KILN_CXX", "g++");
   const std::string from_env = env_or("KILN_ABI_INCLUDE", "");
   std::error_code ec;
@@ -86,19 +86,9 @@ Toolchain Toolchain::from_environment(const std::filesystem::path& executable) {
 }
 
 Result<std::vector<std::string>> KernelBuild::gencode_flags(const std::string& arch) {
-  static const std::regex kArch(R"(sm_(\d+)([a-z]?))");
-  std::smatch m;
-  if (!std::regex_match(arch, m, kArch)) {
-    return make_error("arch \"" + arch +
-                      "\" is not of the form sm_90a or sm_80; fix the task's \"arch\"");
-  }
-  const std::string number = m[1];
-  const std::string suffix = m[2];
-  std::vector<std::string> flags = {"-gencode=arch=compute_" + number + suffix + ",code=sm_" +
-                                    number + suffix};
-  if (suffix.empty())
-    flags.push_back("-gencode=arch=compute_" + number + ",code=compute_" + number);
-  return flags;
+  auto parsed = compiler::parse_gpu_arch(arch);
+  if (!parsed) return make_error(parsed.error().message + " (fix the task's \"arch\")");
+  return compiler::gencode_flags(*parsed, /*embed_ptx=*/true);
 }
 
 std::vector<std::string> KernelBuild::command(const BuildRequest& request) const {
@@ -205,7 +195,7 @@ BuildOutcome BuildOutcome::from_json(const nlohmann::json& j) {
   out.command = j.value("command", std::vector<std::string>());
   if (j.contains("kernels") && j["kernels"].is_array()) {
     for (const auto& k : j["kernels"]) {
-      KernelResources r;
+      compiler::KernelResources r;
       r.name = k.value("name", std::string());
       r.arch = k.value("arch", std::string());
       r.registers = k.value("registers", 0);
@@ -265,9 +255,9 @@ BuildOutcome KernelBuild::build(const BuildRequest& request) const {
   }
 
   outcome.command = command(request);
-  ProcessOptions options;
+  compiler::ProcessOptions options;
   options.timeout_seconds = toolchain_.timeout_seconds;
-  const ProcessResult run = run_process(outcome.command, options);
+  const compiler::ProcessResult run = compiler::run_process(outcome.command, options);
   outcome.seconds = run.seconds;
   outcome.log = trim_log(run.output);
   (void)write_file(request.build_dir / "build.log", run.output);
@@ -283,7 +273,7 @@ BuildOutcome KernelBuild::build(const BuildRequest& request) const {
       outcome.error = what + "in time: " + run.describe() +
                       "; simplify the source (fewer template instantiations)";
   } else {
-    outcome.ptxas = PtxasReport::parse(run.output);
+    outcome.ptxas = compiler::PtxasReport::parse(run.output);
     if (request.kind == BuildKind::kCandidate) {
       auto symbols = ElfReader::read(outcome.library);
       if (!symbols) {

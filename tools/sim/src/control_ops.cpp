@@ -123,8 +123,50 @@ void exit_handler(Exec& x, const Inst&, uint32_t mask) {
     w.stack.pop_back();
     if (!w.stack.empty()) w.pc = w.stack.back().pc;
   }
+  if (w.stack.empty()) {
+    w.calls.clear();
+  } else {
+    finish_calls(x);
+  }
   if (w.stack.empty()) w.state = WarpState::Done;
   x.event |= kEventExit;
+}
+
+// call{.uni} (results), f, (arguments): results and arguments are the caller's .param
+// variables.
+bool decode_call(Decoder& d, const ptx::Instruction& in, Inst& out) {
+  const auto& ops = in.operands;
+  size_t i = 0;
+  CallSite site;
+  auto offsets = [&](const ptx::Operand& list, std::vector<uint32_t>& into) {
+    for (const ptx::Operand& e : list.elements) {
+      uint32_t offset = e.kind == ptx::OperandKind::Symbol ? d.local_offset(e.name) : UINT32_MAX;
+      if (offset == UINT32_MAX) {
+        d.fail("call arguments and results must be .param variables of the caller");
+        return false;
+      }
+      into.push_back(offset + static_cast<uint32_t>(e.offset));
+    }
+    return true;
+  };
+  if (i < ops.size() && ops[i].kind == ptx::OperandKind::List) {
+    if (!offsets(ops[i++], site.result_offsets)) return false;
+  }
+  if (i >= ops.size() || ops[i].kind != ptx::OperandKind::Symbol) {
+    d.fail("indirect calls (through a register) are not supported yet");
+    return false;
+  }
+  site.callee = ops[i++].name;
+  if (i < ops.size() && ops[i].kind == ptx::OperandKind::List) {
+    if (!offsets(ops[i++], site.argument_offsets)) return false;
+  }
+  if (i != ops.size()) {
+    d.fail("calls with a prototype or target list are not supported yet");
+    return false;
+  }
+  out.target = d.add_call_site(std::move(site));
+  out.fn = &call_handler;
+  return true;
 }
 
 bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out) {
@@ -133,18 +175,17 @@ bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out) {
     case Opcode::Bra: {
       if (in.operands.size() != 1 || in.operands[0].kind != ptx::OperandKind::Label) return false;
       const ptx::Label& label = d.function().labels[in.operands[0].label];
-      out.target = label.target;
+      out.target = d.code_base() + label.target;
       out.fn = &bra;
       return true;
     }
     case Opcode::Ret:
     case Opcode::Exit:
-      if (in.opcode == Opcode::Ret && !d.function().is_kernel()) {
-        d.fail("calls to .func are not supported yet");
-        return false;
-      }
-      out.fn = &exit_handler;
+      out.fn =
+          in.opcode == Opcode::Ret && !d.function().is_kernel() ? &return_handler : &exit_handler;
       return true;
+    case Opcode::Call:
+      return decode_call(d, in, out);
     case Opcode::Trap:
     case Opcode::Brkpt:
       out.fn = &trap;
@@ -177,8 +218,10 @@ bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out) {
         // bar.red.popc.u32 d, a{, b}, {!}c / bar.red.{and,or}.pred p, a{, b}, {!}c
         size_t n = in.operands.size();
         if (n < 3 || n > 4) return false;
-        out.mode = in.has_modifier("popc") ? 1 : in.has_modifier("and") ? 2
-                   : in.has_modifier("or") ? 3 : 0;
+        out.mode = in.has_modifier("popc")  ? 1
+                   : in.has_modifier("and") ? 2
+                   : in.has_modifier("or")  ? 3
+                                            : 0;
         if (out.mode == 0) return false;
         d.push(out.mode == 1 ? d.value(in.operands[0], ptx::Type::U32)
                              : d.predicate(in.operands[0]));

@@ -45,8 +45,6 @@ void unsupported_handler(Exec& x, const Inst& inst, uint32_t mask) {
               "; run this kernel on a GPU (benchmark), or rewrite it without this form");
 }
 
-namespace {
-
 uint64_t align_up(uint64_t value, uint64_t align) {
   return align <= 1 ? value : (value + align - 1) / align * align;
 }
@@ -54,88 +52,89 @@ uint64_t align_up(uint64_t value, uint64_t align) {
 uint32_t natural_align(const ptx::Variable& v) {
   if (v.align != 0) return v.align;
   uint32_t bits = ptx::type_bits(v.type);
-  uint32_t bytes = std::max<uint32_t>(1, bits / 8) * std::max<uint32_t>(1, v.vector_width);
-  return bytes;
+  return std::max<uint32_t>(1, bits / 8) * std::max<uint32_t>(1, v.vector_width);
 }
-
-void collect_symbols(const Operand& op, std::vector<std::string>& out) {
-  if (op.kind == OperandKind::Symbol) out.push_back(op.name);
-  for (const Operand& e : op.elements) collect_symbols(e, out);
-}
-
-}  // namespace
 
 Decoder::Decoder(const ptx::Module& module, const ptx::Function& function,
-                 const SymbolTable& globals)
-    : module_(module), function_(function), globals_(globals) {}
+                 const SymbolTable& globals, const SymbolTable& shared, Program& program)
+    : module_(module), function_(function), globals_(globals), shared_(shared), program_(program) {}
+
+uint32_t Decoder::local_offset(const std::string& name) const {
+  auto it = locals_.find(name);
+  if (it == locals_.end() || it->second.space != Space::Local) return UINT32_MAX;
+  return static_cast<uint32_t>(it->second.address);
+}
+
+uint32_t Decoder::add_call_site(CallSite site) {
+  program_.call_sites.push_back(std::move(site));
+  return static_cast<uint32_t>(program_.call_sites.size() - 1);
+}
 
 void Decoder::fail(std::string why) {
   if (failure_.empty()) failure_ = std::move(why);
 }
 
 void Decoder::lay_out_symbols() {
-  // Parameters of a kernel: the packed buffer the launch passes.
-  uint64_t param_offset = 0;
-  for (const ptx::Variable& p : function_.params) {
-    uint64_t size = p.size_bytes().value_or(8);
-    param_offset = align_up(param_offset, natural_align(p));
-    locals_[p.name] = {Space::Param, param_offset};
-    param_offset += size;
-  }
-  // The .shared symbols this function names (module scope or its own body).
-  std::vector<std::string> used;
-  for (const ptx::Instruction& in : function_.instructions) {
-    for (const Operand& op : in.operands) collect_symbols(op, used);
-  }
-  std::sort(used.begin(), used.end());
-  auto is_used = [&](const std::string& name) {
-    return std::binary_search(used.begin(), used.end(), name);
+  FunctionRange& range = program_.functions.back();
+  uint64_t local = program_.local_bytes;
+  auto place_local = [&](const ptx::Variable& v, uint64_t size) {
+    local = align_up(local, std::max<uint32_t>(natural_align(v), 4));
+    locals_[v.name] = {Space::Local, local};
+    local += size;
+    return static_cast<uint32_t>(local - size);
   };
-  std::vector<const ptx::Variable*> shared;
-  for (const ptx::Variable& v : module_.variables) {
-    if (space_of(v.space) == Space::Shared && is_used(v.name)) shared.push_back(&v);
+  if (function_.is_kernel()) {
+    // Parameters of a kernel: the packed buffer the launch passes.
+    uint64_t param_offset = 0;
+    for (const ptx::Variable& p : function_.params) {
+      param_offset = align_up(param_offset, natural_align(p));
+      locals_[p.name] = {Space::Param, param_offset};
+      param_offset += p.size_bytes().value_or(8);
+    }
+  } else {
+    // A .func's parameters and results live in local memory; call copies arguments in.
+    for (const ptx::Variable& p : function_.params) {
+      uint32_t size = static_cast<uint32_t>(p.size_bytes().value_or(8));
+      range.param_offsets.push_back(place_local(p, size));
+      range.param_sizes.push_back(size);
+    }
+    for (const ptx::Variable& r : function_.returns) {
+      uint32_t size = static_cast<uint32_t>(r.size_bytes().value_or(8));
+      range.return_offsets.push_back(place_local(r, size));
+      range.return_sizes.push_back(size);
+    }
   }
-  uint64_t local_offset = 0;
+  // Body variables: .local arrays, and the .param variables of call blocks (a name declared in
+  // several blocks gets room for the largest).
+  std::unordered_map<std::string, uint64_t> param_sizes;
   for (const ptx::Variable& v : function_.variables) {
-    Space s = space_of(v.space);
-    if (s == Space::Shared) shared.push_back(&v);
-    if (s == Space::Local) {
-      local_offset = align_up(local_offset, natural_align(v));
-      locals_[v.name] = {Space::Local, local_offset};
-      local_offset += v.size_bytes().value_or(0);
+    if (space_of(v.space) == Space::Param) {
+      uint64_t& size = param_sizes[v.name];
+      size = std::max(size, v.size_bytes().value_or(8));
     }
   }
-  uint64_t shared_offset = 0;
-  uint32_t dynamic_align = 16;
-  std::vector<const ptx::Variable*> dynamic;
-  for (const ptx::Variable* v : shared) {
-    std::optional<uint64_t> size = v->size_bytes();
-    if (!size || v->linkage == ptx::Linkage::Extern) {
-      dynamic.push_back(v);
-      dynamic_align = std::max(dynamic_align, natural_align(*v));
-      continue;
-    }
-    shared_offset = align_up(shared_offset, natural_align(*v));
-    locals_[v->name] = {Space::Shared, shared_offset};
-    shared_offset += *size;
+  for (const ptx::Variable& v : function_.variables) {
+    Space space = space_of(v.space);
+    if (space == Space::Local && !locals_.count(v.name)) place_local(v, v.size_bytes().value_or(0));
+    if (space == Space::Param && !locals_.count(v.name)) place_local(v, param_sizes[v.name]);
   }
-  program_.shared_static_bytes = static_cast<uint32_t>(shared_offset);
-  program_.shared_dynamic_offset = static_cast<uint32_t>(align_up(shared_offset, dynamic_align));
-  for (const ptx::Variable* v : dynamic) {
-    locals_[v->name] = {Space::Shared, program_.shared_dynamic_offset};
+  for (const auto& [name, info] : shared_) {
+    if (!locals_.count(name)) locals_[name] = info;
   }
-  program_.local_bytes = static_cast<uint32_t>(align_up(local_offset, 16));
+  program_.local_bytes = static_cast<uint32_t>(align_up(local, 16));
 }
 
 void Decoder::number_registers() {
   register_slot_.resize(function_.registers.size());
-  uint32_t values = 0, predicates = 0;
+  FunctionRange& range = program_.functions.back();
+  range.slot_begin = program_.value_slots;
+  range.pred_begin = program_.predicate_slots;
   for (size_t i = 0; i < function_.registers.size(); ++i) {
     const ptx::Register& r = function_.registers[i];
-    register_slot_[i] = r.type == Type::Pred ? predicates++ : values++;
+    register_slot_[i] = r.type == Type::Pred ? program_.predicate_slots++ : program_.value_slots++;
   }
-  program_.value_slots = values;
-  program_.predicate_slots = predicates;
+  range.slot_end = program_.value_slots;
+  range.pred_end = program_.predicate_slots;
 }
 
 bool Decoder::is_predicate(const Operand& operand) const {
@@ -276,6 +275,7 @@ void Decoder::decode_instruction(uint32_t index) {
   using ptx::Opcode;
   switch (in.opcode) {
     case Opcode::Bra:
+    case Opcode::Call:
     case Opcode::Ret:
     case Opcode::Exit:
     case Opcode::Trap:
@@ -376,47 +376,48 @@ void Decoder::decode_instruction(uint32_t index) {
       out.guard = register_slot_[in.guard->reg] | (in.guard->negated ? kNegated : 0);
     }
   }
-  program_.code[index] = out;
-  program_.ptx_lines[index] = in.location.line;
-  program_.texts[index] = in.full_opcode();
-  program_.notes[index] = std::move(note);
+  uint32_t pc = code_base_ + index;
+  program_.code[pc] = out;
+  program_.ptx_lines[pc] = in.location.line;
+  program_.texts[pc] = in.full_opcode();
+  program_.notes[pc] = std::move(note);
 }
 
-Program Decoder::decode() {
-  program_.name = function_.name;
+void Decoder::decode() {
+  code_base_ = static_cast<uint32_t>(program_.code.size());
+  FunctionRange range;
+  range.name = function_.name;
+  range.entry = code_base_;
+  program_.functions.push_back(range);
   lay_out_symbols();
   number_registers();
   uint32_t n = static_cast<uint32_t>(function_.instructions.size());
-  program_.code.resize(n + 1);
-  program_.ptx_lines.resize(n + 1);
-  program_.texts.resize(n + 1);
-  program_.notes.resize(n + 1);
+  uint32_t end_pc = code_base_ + n;
+  program_.code.resize(end_pc + 1);
+  program_.ptx_lines.resize(end_pc + 1);
+  program_.texts.resize(end_pc + 1);
+  program_.notes.resize(end_pc + 1);
   for (uint32_t i = 0; i < n; ++i) decode_instruction(i);
 
-  // Branch targets and reconvergence points.
+  // Reconvergence points: the first instruction of the immediate post-dominator.
   ptx::ControlFlowGraph cfg = ptx::ControlFlowGraph::build(function_);
   ptx::DominatorTree pdom = ptx::DominatorTree::post_dominators(cfg);
   for (uint32_t i = 0; i < n; ++i) {
-    Inst& inst = program_.code[i];
+    Inst& inst = program_.code[code_base_ + i];
     const ptx::Instruction& in = function_.instructions[i];
     if (in.opcode != ptx::Opcode::Bra || inst.fn == &unsupported_handler) continue;
-    ptx::BlockId block = cfg.block_of(i);
-    ptx::BlockId ip = pdom.idom(block);
-    if (ip == ptx::kNone || ip == cfg.exit()) {
-      inst.reconverge = n;
-    } else {
-      inst.reconverge = cfg.block(ip).first;
-    }
+    ptx::BlockId ip = pdom.idom(cfg.block_of(i));
+    inst.reconverge =
+        (ip == ptx::kNone || ip == cfg.exit()) ? end_pc : code_base_ + cfg.block(ip).first;
   }
-  // Falling off the end of the body ends the thread.
+  // Falling off the end of the body ends the thread (kernel) or returns (.func).
   Inst end;
   end.source = n;
   end.klass = InstClass::Control;
-  end.fn = &exit_handler;
-  program_.code[n] = end;
-  program_.texts[n] = "ret (end of function)";
-  program_.ptx_lines[n] = n > 0 ? function_.instructions[n - 1].location.line : 0;
-  return std::move(program_);
+  end.fn = function_.is_kernel() ? &exit_handler : &return_handler;
+  program_.code[end_pc] = end;
+  program_.texts[end_pc] = "ret (end of " + function_.name + ")";
+  program_.ptx_lines[end_pc] = n > 0 ? function_.instructions[n - 1].location.line : 0;
 }
 
 }  // namespace kiln::sim

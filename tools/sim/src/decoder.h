@@ -31,11 +31,15 @@ struct Address {
   Space symbol_space = Space::Global;
 };
 
+// Decodes one function and appends it to a Program: its code (then an implicit ret/exit), its
+// registers as new slots, its .local and .param variables in per-thread local memory.
 class Decoder {
  public:
-  Decoder(const ptx::Module& module, const ptx::Function& function, const SymbolTable& globals);
+  // `shared` places every .shared variable the kernel and its callees name.
+  Decoder(const ptx::Module& module, const ptx::Function& function, const SymbolTable& globals,
+          const SymbolTable& shared, Program& program);
 
-  Program decode();
+  void decode();
 
   // Helpers for the per-area decode functions. A failed helper records why (see fail()), and
   // the instruction then decodes to the unsupported handler.
@@ -51,6 +55,10 @@ class Decoder {
   void fail(std::string why);
   bool failed() const { return !failure_.empty(); }
   uint32_t dynamic_shared_offset() const { return program_.shared_dynamic_offset; }
+  uint32_t code_base() const { return code_base_; }
+  // The local-memory offset of a .param/.local variable of this function, or UINT32_MAX.
+  uint32_t local_offset(const std::string& name) const;
+  uint32_t add_call_site(CallSite site);
 
  private:
   void lay_out_symbols();
@@ -61,7 +69,9 @@ class Decoder {
   const ptx::Module& module_;
   const ptx::Function& function_;
   const SymbolTable& globals_;
-  Program program_;
+  const SymbolTable& shared_;
+  Program& program_;
+  uint32_t code_base_ = 0;
   std::vector<uint32_t> register_slot_;  // by RegisterId: value slot or predicate index
   std::unordered_map<uint64_t, uint32_t> constant_slots_;
   std::unordered_map<uint32_t, uint32_t> special_slots_;
@@ -69,6 +79,10 @@ class Decoder {
   uint32_t scratch_slot_ = UINT32_MAX;
   std::string failure_;
 };
+
+// Decodes a kernel and every .func it calls (transitively) into one Program.
+Program decode_kernel(const ptx::Module& module, const ptx::Function& kernel,
+                      const SymbolTable& globals);
 
 // Per-area decoders: each fills `out` (handler, fields, operands through d.push) and returns
 // false for a form it does not implement.
@@ -88,10 +102,18 @@ bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out);
 
 // Ends the active lanes (ret/exit in a kernel, and falling off the end of the body).
 void exit_handler(Exec& x, const Inst& inst, uint32_t mask);
+// call to a .func, and ret from one (call_ops.cpp).
+void call_handler(Exec& x, const Inst& inst, uint32_t mask);
+void return_handler(Exec& x, const Inst& inst, uint32_t mask);
+// After lanes exit inside a callee: completes frames whose callee has no lanes left.
+void finish_calls(Exec& x);
 
 // The handler of forms the simulator does not implement (faults with the instruction's name).
 void unsupported_handler(Exec& x, const Inst& inst, uint32_t mask);
 
 Space space_of(ptx::StateSpace space);
+uint64_t align_up(uint64_t value, uint64_t align);
+// A variable's .align, or its natural alignment (element size x vector width).
+uint32_t natural_align(const ptx::Variable& variable);
 
 }  // namespace kiln::sim

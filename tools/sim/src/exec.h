@@ -35,12 +35,22 @@ struct PendingCopy {
 
 enum class WarpState : uint8_t { Ready, AtBarrier, Done };
 
+// A call in progress: the callee's base entry is stack[depth - 1].
+struct CallFrame {
+  uint32_t site = 0;  // index into Program::call_sites
+  uint32_t depth = 0;
+  uint32_t returned = 0;             // lanes that executed ret
+  std::vector<uint64_t> saved_regs;  // a recursive call: the callee's registers before it
+  std::vector<uint32_t> saved_preds;
+};
+
 struct Warp {
   uint32_t index = 0;  // warp id within the CTA
   uint32_t pc = 0;
   uint32_t live = 0;  // lanes that exist and have not exited
   WarpState state = WarpState::Ready;
   std::vector<StackEntry> stack;
+  std::vector<CallFrame> calls;
   uint64_t* regs = nullptr;   // value_slots * 32
   uint32_t* preds = nullptr;  // predicate_slots
   // cp.async: copies not yet committed, and committed groups oldest first.

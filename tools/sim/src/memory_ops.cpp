@@ -169,6 +169,10 @@ bool decode_memory(Decoder& d, const ptx::Instruction& in, Inst& out) {
   const ptx::Operand& value = is_load ? in.operands[0] : in.operands[1];
   const ptx::Operand& where = is_load ? in.operands[1] : in.operands[0];
   Address a = d.address(where);
+  // ld/st.param on a .func's parameters or a call block's variables: per-thread local memory.
+  if (out.space == Space::Param && a.symbol && a.symbol_space == Space::Local) {
+    out.space = Space::Local;
+  }
   out.imm = a.offset;
   std::vector<uint32_t> values;
   if (value.kind == OperandKind::Vector) {

@@ -167,8 +167,7 @@ Result<const Program*> ModuleImage::program(std::string_view kernel) {
     Result<KernelInfo> info = kernel_info(kernel);
     return make_error(info ? "no kernel" : info.error().message);
   }
-  Decoder decoder(module_, *f, globals_);
-  auto program = std::make_unique<Program>(decoder.decode());
+  auto program = std::make_unique<Program>(decode_kernel(module_, *f, globals_));
   const Program* raw = program.get();
   programs_.emplace(std::string(kernel), std::move(program));
   return raw;

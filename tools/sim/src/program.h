@@ -77,6 +77,31 @@ struct SymbolPlacement {
   uint64_t address = 0;  // in its own state space
 };
 
+// A function body inside a Program (the kernel is function 0; .func callees follow).
+struct FunctionRange {
+  std::string name;
+  uint32_t entry = 0;                     // first pc
+  uint32_t slot_begin = 0, slot_end = 0;  // its registers (saved around a recursive call)
+  uint32_t pred_begin = 0, pred_end = 0;
+  std::vector<uint32_t> param_offsets, param_sizes;  // its .param arguments, in local memory
+  std::vector<uint32_t> return_offsets, return_sizes;
+};
+
+// Bytes moved between a caller's call-block .param variables and a callee's parameters, both
+// in per-thread local memory.
+struct ParamCopy {
+  uint32_t from = 0, to = 0, bytes = 0;
+};
+
+// One call instruction: decoded with the caller, resolved once every callee is decoded.
+struct CallSite {
+  std::string callee;
+  std::vector<uint32_t> argument_offsets, result_offsets;  // the caller's .param variables
+  uint32_t function = 0;                                   // index into Program::functions
+  uint32_t entry = 0;
+  std::vector<ParamCopy> arguments, results;
+};
+
 struct Program {
   std::string name;
   std::vector<Inst> code;          // one per PTX instruction, then a final implicit exit
@@ -90,7 +115,8 @@ struct Program {
   uint32_t shared_static_bytes = 0;
   uint32_t shared_dynamic_offset = 0;  // where extern .shared arrays start
   uint32_t local_bytes = 0;            // per thread
-  bool uses_clock = false;
+  std::vector<FunctionRange> functions;
+  std::vector<CallSite> call_sites;
 };
 
 }  // namespace kiln::sim

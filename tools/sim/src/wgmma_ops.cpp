@@ -18,7 +18,13 @@ using ptx::OperandKind;
 using ptx::Type;
 
 enum Elem : uint8_t { F16, BF16, E4M3, E5M2, TF32 };
-enum : uint8_t { kARegisters = 1, kAccumulateF16 = 2, kScalePredicate = 4 };
+enum : uint8_t {
+  kARegisters = 1,
+  kAccumulateF16 = 2,
+  kScalePredicate = 4,
+  kTransA = 8,  // A is M-major (imm-trans-a = 1)
+  kTransB = 16  // B is N-major (imm-trans-b = 1)
+};
 
 uint32_t elem_bytes(Elem e) { return e == E4M3 || e == E5M2 ? 1 : e == TF32 ? 4 : 2; }
 
@@ -52,13 +58,36 @@ uint32_t descriptor_offset(uint64_t desc, uint32_t row, uint32_t kbyte) {
   return logical ^ (((logical >> 7) & mask) << 4);
 }
 
-// Reads a `rows` x `k` K-major matrix through a descriptor; false after a fault.
+// The same for an MN-major matrix (16-bit elements): element `mn` of K-row `k`. Without swizzle,
+// core matrices are 8 K-rows of 16 contiguous bytes along MN, SBO apart along MN and LBO apart
+// along K; with a swizzle of W bytes, K-rows are W bytes of MN, 8 of them form an atom, atoms are
+// LBO apart along MN and SBO apart along K.
+uint32_t mn_major_offset(uint64_t desc, uint32_t mn, uint32_t k, uint32_t eb) {
+  uint32_t start = static_cast<uint32_t>(desc & 0x3fff) << 4;
+  uint32_t lbo = static_cast<uint32_t>((desc >> 16) & 0x3fff) << 4;
+  uint32_t sbo = static_cast<uint32_t>((desc >> 32) & 0x3fff) << 4;
+  uint32_t mode = static_cast<uint32_t>(desc >> 62);
+  uint32_t per_chunk = 16 / eb;  // elements in 16 bytes
+  if (mode == 0) {
+    return start + (mn % per_chunk) * eb + (mn / per_chunk) * sbo + (k % 8) * 16 + (k / 8) * lbo;
+  }
+  uint32_t width = mode == 1 ? 128 : mode == 2 ? 64 : 32;
+  uint32_t mask = mode == 1 ? 7 : mode == 2 ? 3 : 1;
+  uint32_t per_row = width / eb;
+  uint32_t logical =
+      start + (mn % per_row) * eb + (mn / per_row) * lbo + (k % 8) * width + (k / 8) * sbo;
+  return logical ^ (((logical >> 7) & mask) << 4);
+}
+
+// Reads a `rows` x `k` matrix (K-major, or MN-major with `trans`) through a descriptor; false
+// after a fault.
 bool read_matrix(Exec& x, const Inst& in, uint64_t desc, uint32_t first_row, uint32_t rows,
-                 uint32_t k, Elem e, double* out) {
+                 uint32_t k, Elem e, bool trans, double* out) {
   uint32_t eb = elem_bytes(e);
   for (uint32_t r = 0; r < rows; ++r) {
     for (uint32_t kk = 0; kk < k; ++kk) {
-      uint32_t off = descriptor_offset(desc, first_row + r, kk * eb);
+      uint32_t off = trans ? mn_major_offset(desc, first_row + r, kk, eb)
+                           : descriptor_offset(desc, first_row + r, kk * eb);
       if (off + eb > x.shared_bytes) {
         x.fault(
             in, 0, "out_of_bounds", off,
@@ -109,10 +138,10 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
         }
       }
     }
-  } else if (!read_matrix(x, in, x.reg(o[nd])[0], warp_row, 16, k, e, a)) {
+  } else if (!read_matrix(x, in, x.reg(o[nd])[0], warp_row, 16, k, e, in.flags & kTransA, a)) {
     return;
   }
-  if (!read_matrix(x, in, x.reg(o[nd + na])[0], 0, n, k, e, b)) return;
+  if (!read_matrix(x, in, x.reg(o[nd + na])[0], 0, n, k, e, in.flags & kTransB, b)) return;
   bool accumulate = (in.flags & kScalePredicate) ? (x.pred_mask(o[nd + na + 1]) & 1) != 0
                                                  : x.reg(o[nd + na + 1])[0] != 0;
   double sign = ((in.imm & 1) ? -1.0 : 1.0) * ((in.imm & 2) ? -1.0 : 1.0);
@@ -214,11 +243,13 @@ bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
   if (imms.size() < 2) return false;
   if (imms[0] == -1) out.imm |= 1;
   if (imms[1] == -1) out.imm |= 2;
+  // imm-trans-a (descriptor A only), then imm-trans-b: 16-bit inputs only.
+  size_t trans_b = a_regs ? 2 : 3;
+  bool sixteen_bit = ea == F16 || ea == BF16;
   for (size_t i = 2; i < imms.size(); ++i) {
-    if (imms[i] != 0) {
-      d.fail("transposed (MN-major) wgmma operands are not supported yet");
-      return false;
-    }
+    if (imms[i] == 0) continue;
+    if (!sixteen_bit || i > trans_b) return false;
+    out.flags |= i == trans_b ? kTransB : kTransA;
   }
   for (const ptx::Operand& e : ops[0].elements) d.push(d.value(e, Type::B32));
   if (a_regs) {

@@ -25,6 +25,7 @@ struct GpuSpec {
   int64_t registers_per_sm = 0;          // 32-bit registers
   int registers_per_thread_max = 0;
   int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;  // resident blocks per SM; 0 when the file does not say
   int64_t l2_bytes = 0;
   int64_t hbm_bytes = 0;
   double hbm_bandwidth_gbps = 0;  // GB/s (10^9 bytes per second)

@@ -28,10 +28,9 @@ struct KbPaths {
 std::filesystem::path default_kb_dir();
 // KILN_CCCL_PTX_DIR, else <CUDA root>/include/cccl/cuda/__ptx/instructions/generated.
 std::filesystem::path default_cccl_dir();
-// KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln, else /tmp/kiln-cache-<uid>.
-std::filesystem::path default_cache_dir();
 
-// The defaults above, with any non-empty argument taking precedence.
+// The defaults above (the cache: kiln::default_cache_dir()), with any non-empty argument
+// taking precedence.
 KbPaths resolve_paths(const std::filesystem::path& kb_dir = {},
                       const std::filesystem::path& cache_dir = {},
                       const std::filesystem::path& cccl_dir = {});

@@ -5,7 +5,7 @@
 
 namespace kiln::runner {
 
-// KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln; then /runner.
+// kiln::default_cache_dir()/runner.
 std::filesystem::path default_runner_cache_dir();
 
 // kiln-worker next to the running executable (kiln and kiln-worker install together),

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "kiln/worker/banned_symbols.h"
+#include "kiln/compiler/demangle.h"
 
 namespace kiln::worker {
 
@@ -52,7 +52,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
         r.start = k->start;
         r.end = k->end;
         r.stream_id = k->streamId;
-        r.name = BannedSymbols::demangle(k->name != nullptr ? k->name : "");
+        r.name = compiler::demangle(k->name != nullptr ? k->name : "");
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {

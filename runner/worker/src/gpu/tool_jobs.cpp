@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "kiln/compiler/subprocess.h"
 #include "kiln/worker/kernel_build.h"
 #include "kiln/worker/ncu_report.h"
 #include "kiln/worker/sanitizer_report.h"
-#include "kiln/worker/subprocess.h"
 
 namespace kiln::worker {
 
@@ -83,9 +83,9 @@ void run_profile(const ToolJobInput& input, EventStream& events, WorkerResult* r
               {"--launch-count", "20", "--export", report.string(), "--force-overwrite"});
   for (const auto& arg : run_once_args(input, workload, 1)) argv.push_back(arg);
   events.log("info", "ncu on workload " + workload);
-  ProcessOptions options;
+  compiler::ProcessOptions options;
   options.timeout_seconds = std::max(30.0, seconds_left(input));
-  const ProcessResult profiled = run_process(argv, options);
+  const compiler::ProcessResult profiled = compiler::run_process(argv, options);
   result->profile = {{"workload", workload}, {"command", argv}, {"seconds", profiled.seconds}};
   const std::filesystem::path rep = report.string() + ".ncu-rep";
   std::error_code ec;
@@ -95,12 +95,12 @@ void run_profile(const ToolJobInput& input, EventStream& events, WorkerResult* r
                     "): " + tail(profiled.output, 1500);
     return;
   }
-  ProcessResult imported = run_process(
+  compiler::ProcessResult imported = compiler::run_process(
       {ncu, "--import", rep.string(), "--csv", "--page", "raw", "--print-units", "base"});
   std::string parse_error;
   std::vector<NcuKernel> kernels = NcuReport::parse(imported.output, &parse_error);
   if (kernels.empty()) {
-    imported = run_process({ncu, "--import", rep.string(), "--csv", "--page", "raw"});
+    imported = compiler::run_process({ncu, "--import", rep.string(), "--csv", "--page", "raw"});
     kernels = NcuReport::parse(imported.output, &parse_error);
   }
   {
@@ -141,10 +141,10 @@ void run_sanitize(const ToolJobInput& input, EventStream& events, WorkerResult* 
     std::vector<std::string> argv = {sanitizer, "--tool",           tool, "--print-limit",
                                      "200",     "--show-backtrace", "no"};
     for (const auto& arg : run_once_args(input, workload, 2)) argv.push_back(arg);
-    ProcessOptions options;
+    compiler::ProcessOptions options;
     options.timeout_seconds =
         std::max(20.0, seconds_left(input) / static_cast<double>(names.size() - i));
-    const ProcessResult run = run_process(argv, options);
+    const compiler::ProcessResult run = compiler::run_process(argv, options);
     {
       std::ofstream raw(input.options.job_path.parent_path() / ("sanitize-" + tool + ".txt"));
       raw << run.output;  // kept beside job.json for whoever reads the job folder

@@ -32,7 +32,6 @@ class BannedSymbols {
   // One sentence per hit (at most `limit`), naming the symbol and what to do.
   static std::string describe(const std::vector<BannedHit>& hits, size_t limit = 5);
 
-  static std::string demangle(const std::string& name);
   // True when an identifier inside `demangled` (a run of [A-Za-z0-9_] not preceded by one)
   // starts with `prefix`, or the raw name does.
   static bool matches_prefix(const std::string& raw, const std::string& demangled,

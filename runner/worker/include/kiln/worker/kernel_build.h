@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "kiln/base/result.h"
+#include "kiln/compiler/ptxas_report.h"
 #include "kiln/worker/banned_symbols.h"
-#include "kiln/worker/ptxas_report.h"
 
 namespace kiln::worker {
 
@@ -46,7 +46,7 @@ struct BuildOutcome {
   double seconds = 0;
   std::filesystem::path library;  // the .so, when ok
   std::string log;                // compiler diagnostics, trimmed (ptxas info lines left out)
-  PtxasReport ptxas;
+  compiler::PtxasReport ptxas;
   std::vector<BannedHit> banned;  // non-empty: refused by the banned_symbols gate
   std::string error;              // what failed and what to do, when !ok
   std::vector<std::string> command;

@@ -1,12 +1,12 @@
-#include "kiln/worker/ptxas_report.h"
+#include "kiln/compiler/ptxas_report.h"
 
 #include <algorithm>
 #include <regex>
 #include <sstream>
 
-#include "kiln/worker/banned_symbols.h"
+#include "kiln/compiler/demangle.h"
 
-namespace kiln::worker {
+namespace kiln::compiler {
 
 int PtxasReport::max_registers() const {
   int most = 0;
@@ -18,6 +18,13 @@ int64_t PtxasReport::total_spill_bytes() const {
   int64_t total = 0;
   for (const auto& k : kernels) total += k.spill_stores + k.spill_loads;
   return total;
+}
+
+const KernelResources* PtxasReport::find(const std::string& mangled) const {
+  for (const auto& k : kernels) {
+    if (k.mangled == mangled) return &k;
+  }
+  return nullptr;
 }
 
 nlohmann::json PtxasReport::to_json() const {
@@ -41,15 +48,15 @@ PtxasReport PtxasReport::parse(const std::string& output) {
       R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex kUsed(R"(Used (\d+) registers)");
   static const std::regex kSmem(R"((\d+) bytes smem)");
+  static const std::regex kBarriers(R"(used (\d+) barriers)");
 
   PtxasReport report;
   std::istringstream lines(output);
   std::string line;
   std::string current;  // mangled name of the function the following lines describe
   auto kernel_for = [&](const std::string& mangled) -> KernelResources* {
-    const std::string name = BannedSymbols::demangle(mangled);
     for (auto& k : report.kernels) {
-      if (k.name == name) return &k;
+      if (k.mangled == mangled) return &k;
     }
     return nullptr;
   };
@@ -59,7 +66,8 @@ PtxasReport PtxasReport::parse(const std::string& output) {
       current = m[1];
       if (kernel_for(current) == nullptr) {
         KernelResources k;
-        k.name = BannedSymbols::demangle(current);
+        k.name = demangle(current);
+        k.mangled = current;
         k.arch = m[2];
         report.kernels.push_back(k);
       }
@@ -76,10 +84,11 @@ PtxasReport PtxasReport::parse(const std::string& output) {
         k->registers = std::stoi(m[1]);
         std::smatch smem;
         if (std::regex_search(line, smem, kSmem)) k->smem_bytes = std::stoll(smem[1]);
+        if (std::regex_search(line, smem, kBarriers)) k->barriers = std::stoi(smem[1]);
       }
     }
   }
   return report;
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

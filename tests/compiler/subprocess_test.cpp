@@ -1,12 +1,12 @@
 // subprocess.h: output capture, exit codes, signals, time limits.
-#include "kiln/worker/subprocess.h"
+#include "kiln/compiler/subprocess.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 
-namespace kiln::worker {
+namespace kiln::compiler {
 namespace {
 
 TEST(Subprocess, CapturesOutputAndExitCode) {
@@ -17,6 +17,16 @@ TEST(Subprocess, CapturesOutputAndExitCode) {
   EXPECT_NE(r.output.find("out"), std::string::npos);
   EXPECT_NE(r.output.find("err"), std::string::npos);
   EXPECT_EQ(r.describe(), "exit code 3");
+}
+
+TEST(Subprocess, StartsInTheWorkingDirectoryWhenGiven) {
+  ProcessOptions options;
+  options.working_dir = "/tmp";
+  const ProcessResult r = run_process({"/bin/sh", "-c", "pwd"}, options);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.output, "/tmp\n");
+  options.working_dir = "/nonexistent/dir";
+  EXPECT_FALSE(run_process({"/bin/sh", "-c", "pwd"}, options).ok());
 }
 
 TEST(Subprocess, KillsWhatRunsTooLong) {
@@ -58,4 +68,4 @@ TEST(Subprocess, PassesEnvironmentAndSplitsStdout) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

@@ -1,9 +1,9 @@
 // ptxas_report.h: registers, spills and shared memory per kernel from `-Xptxas -v`.
-#include "kiln/worker/ptxas_report.h"
+#include "kiln/compiler/ptxas_report.h"
 
 #include <gtest/gtest.h>
 
-namespace kiln::worker {
+namespace kiln::compiler {
 namespace {
 
 constexpr const char* kOutput = R"(ptxas info    : 0 bytes gmem
@@ -26,6 +26,8 @@ TEST(PtxasReport, ParsesEveryKernel) {
   EXPECT_EQ(gemm.arch, "sm_90a");
   EXPECT_EQ(gemm.registers, 40);
   EXPECT_EQ(gemm.smem_bytes, 8448);
+  EXPECT_EQ(gemm.mangled, "_Z14gemm_tn_kernelPK6__halfS1_PS_lllll");
+  EXPECT_EQ(gemm.barriers, 1);
   const KernelResources& spilly = report.kernels[1];
   EXPECT_EQ(spilly.registers, 255);
   EXPECT_EQ(spilly.stack_bytes, 96);
@@ -35,6 +37,32 @@ TEST(PtxasReport, ParsesEveryKernel) {
   EXPECT_EQ(report.to_json().size(), 2u);
 }
 
+TEST(PtxasReport, FindsKernelsByMangledName) {
+  const PtxasReport report = PtxasReport::parse(kOutput);
+  ASSERT_NE(report.find("_Z6spillyPf"), nullptr);
+  EXPECT_EQ(report.find("_Z6spillyPf")->name, "spilly(float*)");
+  EXPECT_EQ(report.find("spilly(float*)"), nullptr);
+}
+
+// nvcc 13.0, -maxrregcount=32 on a kernel with a 128-float array.
+TEST(PtxasReport, ReadsRealSpillsUnderARegisterCap) {
+  const PtxasReport report = PtxasReport::parse(
+      "ptxas info    : Overriding maximum register limit 256 for '_Z5spillPfPKfi' with  32 of "
+      "maxrregcount option\n"
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function '_Z5spillPfPKfi' for 'sm_90a'\n"
+      "ptxas info    : Function properties for _Z5spillPfPKfi\n"
+      "    680 bytes stack frame, 1228 bytes spill stores, 1404 bytes spill loads\n"
+      "ptxas info    : Used 32 registers, used 0 barriers, 680 bytes cumulative stack size\n"
+      "ptxas info    : Compile time = 31.869 ms\n");
+  ASSERT_EQ(report.kernels.size(), 1u);
+  EXPECT_EQ(report.kernels[0].registers, 32);
+  EXPECT_EQ(report.kernels[0].spill_stores, 1228);
+  EXPECT_EQ(report.kernels[0].spill_loads, 1404);
+  EXPECT_EQ(report.kernels[0].stack_bytes, 680);
+  EXPECT_EQ(report.kernels[0].smem_bytes, 0);
+}
+
 TEST(PtxasReport, EmptyAndUnrelatedOutputGiveNothing) {
   EXPECT_TRUE(PtxasReport::parse("").kernels.empty());
   EXPECT_TRUE(
@@ -42,4 +70,4 @@ TEST(PtxasReport, EmptyAndUnrelatedOutputGiveNothing) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::worker {
+namespace kiln::compiler {
 
 struct ProcessResult {
   bool started = false;
@@ -27,8 +27,9 @@ struct ProcessOptions {
   std::map<std::string, std::string>
       extra_env;            // added to (or replacing in) the current environment
   std::string stdout_file;  // when set, stdout goes here instead of `output`
+  std::string working_dir;  // when set, the program starts there
 };
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

@@ -1,4 +1,4 @@
-#include "kiln/worker/subprocess.h"
+#include "kiln/compiler/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 
 extern char** environ;
 
-namespace kiln::worker {
+namespace kiln::compiler {
 
 std::string ProcessResult::describe() const {
   if (!started) return "could not start: " + error;
@@ -74,6 +74,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     ::dup2(pipe_fds[1], STDERR_FILENO);
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    if (!options.working_dir.empty() && ::chdir(options.working_dir.c_str()) != 0) {
+      const char message[] = "cannot enter the working directory\n";
+      (void)!::write(STDERR_FILENO, message, sizeof message - 1);
+      ::_exit(127);
+    }
     ::execve(c_args[0], c_args.data(), envp.data());
     ::execvpe(c_args[0], c_args.data(), envp.data());
     const char message[] = "exec failed\n";
@@ -141,4 +146,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   return result;
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler
