@@ -9,8 +9,8 @@ namespace kiln::compiler {
 namespace {
 
 CompileKeyInputs inputs() {
-  return {"__global__ void k() {}", "kernel.cu", "sm_90a", {"-O3", "-lineinfo"}, "V13.0.88",
-          "abi v1"};
+  return {"__global__ void k() {}", "kernel.cu", "sm_90a",
+          {"-O3", "-lineinfo"},     "V13.0.88",  "abi v1"};
 }
 
 TEST(CompileCache, KeyIsStableAndChangesWithEveryInput) {

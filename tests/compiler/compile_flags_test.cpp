@@ -9,13 +9,13 @@ namespace {
 using Flags = std::vector<std::string>;
 
 TEST(CompileFlags, AcceptsTheAllowedFlagsInNvccForm) {
-  auto flags = checked_flags({"BLOCK=128", "USE_TMA"},
-                             {"-DSTAGES=3", "-maxrregcount=128", "--use_fast_math",
-                              "-Xptxas -O2", "-Xptxas=-O1", "-Xptxas", "-O0"});
+  auto flags =
+      checked_flags({"BLOCK=128", "USE_TMA"}, {"-DSTAGES=3", "-maxrregcount=128", "--use_fast_math",
+                                               "-Xptxas -O2", "-Xptxas=-O1", "-Xptxas", "-O0"});
   ASSERT_TRUE(flags.ok()) << flags.error().message;
-  EXPECT_EQ(*flags, (Flags{"-DBLOCK=128", "-DUSE_TMA", "-DSTAGES=3", "-maxrregcount=128",
-                           "--use_fast_math", "-Xptxas", "-O2", "-Xptxas", "-O1", "-Xptxas",
-                           "-O0"}));
+  EXPECT_EQ(*flags,
+            (Flags{"-DBLOCK=128", "-DUSE_TMA", "-DSTAGES=3", "-maxrregcount=128", "--use_fast_math",
+                   "-Xptxas", "-O2", "-Xptxas", "-O1", "-Xptxas", "-O0"}));
 }
 
 TEST(CompileFlags, RefusesFlagsOutsideTheListNamingThemAndWhatIsAllowed) {

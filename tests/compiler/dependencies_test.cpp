@@ -13,9 +13,10 @@ TEST(Dependencies, KeepsOwnHeadersAndDropsToolkitSystemAndNamedFiles) {
   testing::write_text(dir / "kernel.cu", "x");
   testing::write_text(dir / "helper.cuh", "y");
   testing::write_text(dir / "abi" / "kiln" / "abi.h", "z");
-  const std::string rule = "keep/kernel.o : kernel.cu \\\n    /usr/include/stdc-predef.h \\\n"
-                           "    /opt/cuda/include/cuda_runtime.h helper.cuh \\\n    " +
-                           (dir / "abi" / "kiln" / "abi.h").string() + "\n";
+  const std::string rule =
+      "keep/kernel.o : kernel.cu \\\n    /usr/include/stdc-predef.h \\\n"
+      "    /opt/cuda/include/cuda_runtime.h helper.cuh \\\n    " +
+      (dir / "abi" / "kiln" / "abi.h").string() + "\n";
   auto paths = parse_dependency_file(rule, dir.path(), {"/usr/include", "/opt/cuda"},
                                      {dir / "kernel.cu", dir / "abi" / "kiln" / "abi.h"});
   ASSERT_EQ(paths.size(), 1u);

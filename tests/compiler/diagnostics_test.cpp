@@ -16,7 +16,8 @@ __global__ void k(float* out, int n) {
 )";
 
 // nvcc -c bad.cu
-constexpr const char* kFrontEndError = R"(bad.cu(5): error: identifier "undefined_thing" is undefined
+constexpr const char* kFrontEndError =
+    R"(bad.cu(5): error: identifier "undefined_thing" is undefined
     if (i < n) out[i] = undefined_thing + 1.0f;
                         ^
 
@@ -24,7 +25,8 @@ constexpr const char* kFrontEndError = R"(bad.cu(5): error: identifier "undefine
 )";
 
 // nvcc -c warn.cu
-constexpr const char* kFrontEndWarning = R"(warn.cu(4): warning #177-D: variable "unused" was declared but never referenced
+constexpr const char* kFrontEndWarning =
+    R"(warn.cu(4): warning #177-D: variable "unused" was declared but never referenced
     int unused = 3;
         ^
 
@@ -42,7 +44,8 @@ ptxas info    : Compile time = 3.238 ms
 constexpr const char* kTemplateSource =
     "template <typename T> __device__ T twice(T v) { return v.nope(); }\n"
     "__global__ void k(float* out) { out[0] = twice(out[1]); }\n";
-constexpr const char* kTemplateError = R"(tmpl.cu(1): error: expression must have class type but it has type "float"
+constexpr const char* kTemplateError =
+    R"(tmpl.cu(1): error: expression must have class type but it has type "float"
   template <typename T> __attribute__((device)) T twice(T v) { return v.nope(); }
                                                                       ^
           detected during instantiation of "T twice(T) [with T=float]" at line 2
@@ -57,7 +60,8 @@ constexpr const char* kHostError = R"(host.cu:3:2: error: #error "stop here"
 )";
 
 // Inline asm naming a register that does not exist, and too much shared memory.
-constexpr const char* kPtxasErrors = R"(ptxas keep/ptxerr.ptx, line 61; error   : Arguments mismatch for instruction 'mov'
+constexpr const char* kPtxasErrors =
+    R"(ptxas keep/ptxerr.ptx, line 61; error   : Arguments mismatch for instruction 'mov'
 ptxas keep/ptxerr.ptx, line 61; error   : Unknown symbol '%nosuchreg'
 ptxas fatal   : Ptx assembly aborted due to errors
 )";
@@ -113,16 +117,15 @@ TEST(Diagnostics, TemplateErrorShowsTheWrittenLineAndTheInstantiation) {
   auto diagnostics = parse_diagnostics(kTemplateError, reader_for("tmpl.cu", kTemplateSource));
   ASSERT_EQ(diagnostics.size(), 1u);
   const Diagnostic& d = diagnostics[0];
-  EXPECT_EQ(d.source_line,
-            "template <typename T> __device__ T twice(T v) { return v.nope(); }");
+  EXPECT_EQ(d.source_line, "template <typename T> __device__ T twice(T v) { return v.nope(); }");
   // The column points at `v.nope()` in the line as written, not in the preprocessed quote.
   EXPECT_EQ(d.source_line.substr(static_cast<size_t>(d.column - 1), 6), "v.nope");
   EXPECT_NE(d.message.find("detected during instantiation"), std::string::npos) << d.message;
 }
 
 TEST(Diagnostics, HostCompilerErrorsCarryTheirColumn) {
-  auto diagnostics =
-      parse_diagnostics(kHostError, reader_for("host.cu", "#include <cstdio>\nint x;\n#error \"stop here\"\n"));
+  auto diagnostics = parse_diagnostics(
+      kHostError, reader_for("host.cu", "#include <cstdio>\nint x;\n#error \"stop here\"\n"));
   ASSERT_EQ(diagnostics.size(), 1u);
   EXPECT_EQ(diagnostics[0].tool, "host");
   EXPECT_EQ(diagnostics[0].line, 3);

@@ -47,12 +47,12 @@ Result<fs::path> CompileCache::make_scratch_dir() const {
   std::error_code error;
   fs::create_directories(dir_, error);
   if (error)
-    return make_error("cannot create the compile cache " + dir_.string() + ": " +
-                      error.message() + "; set KILN_CACHE_DIR to a writable folder");
+    return make_error("cannot create the compile cache " + dir_.string() + ": " + error.message() +
+                      "; set KILN_CACHE_DIR to a writable folder");
   std::string pattern = (dir_ / ".tmp-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr)
-    return make_error("cannot create a folder in " + dir_.string() + ": " +
-                      std::strerror(errno) + "; set KILN_CACHE_DIR to a writable folder");
+    return make_error("cannot create a folder in " + dir_.string() + ": " + std::strerror(errno) +
+                      "; set KILN_CACHE_DIR to a writable folder");
   return fs::path(pattern);
 }
 

@@ -153,10 +153,10 @@ Result<CompileResult> run_nvcc(const Build& build, const std::string& key,
                                       "smaller unrolled loops)",
                                   "", 0});
   } else if (!result.ok && result.errors() == 0) {
-    result.diagnostics.push_back({"error", "nvcc", "", 0, 0, "",
-                                  "nvcc failed (" + run.describe() +
-                                      ") with no message kiln recognizes; read `log`",
-                                  "", 0});
+    result.diagnostics.push_back(
+        {"error", "nvcc", "", 0, 0, "",
+         "nvcc failed (" + run.describe() + ") with no message kiln recognizes; read `log`", "",
+         0});
   }
 
   std::string ptx = read_ptx(build.scratch / "keep");
@@ -181,9 +181,9 @@ Result<CompileResult> run_nvcc(const Build& build, const std::string& key,
 
   std::vector<std::string> headers;
   if (auto deps = read_file(build.scratch / "keep" / "deps.d")) {
-    headers = parse_dependency_file(
-        *deps, build.scratch, {build.toolchain.cuda_root, "/usr/include", "/usr/lib"},
-        {build.scratch / build.scratch_file, abi_header});
+    headers = parse_dependency_file(*deps, build.scratch,
+                                    {build.toolchain.cuda_root, "/usr/include", "/usr/lib"},
+                                    {build.scratch / build.scratch_file, abi_header});
   }
   if (run.timed_out) return result;  // may be the machine's fault: never cached
 
@@ -240,11 +240,13 @@ Result<CompileResult> compile_candidate(const CompileRequest& request) {
   auto user_flags = checked_flags(request.defines, request.flags);
   if (!user_flags) return user_flags.error();
   if (request.block_size < 0 || request.block_size > 1024 || request.dynamic_smem_bytes < 0)
-    return make_error("block_size must be 1..1024 (0: from __launch_bounds__) and "
-                      "dynamic_smem_bytes must not be negative");
+    return make_error(
+        "block_size must be 1..1024 (0: from __launch_bounds__) and "
+        "dynamic_smem_bytes must not be negative");
   if (request.abi_include.empty())
-    return make_error("no include folder for kiln/abi.h was given; pass the task bundles' "
-                      "include folder (tasks/include)");
+    return make_error(
+        "no include folder for kiln/abi.h was given; pass the task bundles' "
+        "include folder (tasks/include)");
   const fs::path abi_header = request.abi_include / "kiln" / "abi.h";
   auto abi = read_file(abi_header);
   if (!abi)
@@ -263,8 +265,8 @@ Result<CompileResult> compile_candidate(const CompileRequest& request) {
   Build build{request, toolchain, display_name(request.file_name), "", {}, {}};
   build.scratch_file = scratch_name(build.display);
   build.flags = build_flags(*arch, *user_flags);
-  const std::string key = compile_key({request.source, build.display, arch->name(), build.flags,
-                                       toolchain.nvcc_version, *abi});
+  const std::string key = compile_key(
+      {request.source, build.display, arch->name(), build.flags, toolchain.nvcc_version, *abi});
   const CompileCache cache(request.cache_root.empty() ? default_cache_dir() : request.cache_root);
 
   std::optional<CompileResult> result = load_cached(cache, key);
@@ -288,8 +290,7 @@ Result<CompileResult> compile_candidate(const CompileRequest& request) {
   } else {
     result->notes.push_back("no occupancy estimate: " + limits.error().message);
   }
-  result->seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return std::move(*result);
 }
 

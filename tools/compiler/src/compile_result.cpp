@@ -55,9 +55,7 @@ int CompileResult::errors() const {
   return n;
 }
 
-int CompileResult::warnings() const {
-  return static_cast<int>(diagnostics.size()) - errors();
-}
+int CompileResult::warnings() const { return static_cast<int>(diagnostics.size()) - errors(); }
 
 const KernelReport* CompileResult::find_kernel(const std::string& kernel) const {
   for (const auto& k : kernels) {
@@ -90,8 +88,10 @@ CompileResult CompileResult::from_json(const json& j) {
   r.arch = j.value("arch", "");
   r.file_name = j.value("file_name", "");
   r.nvcc_seconds = j.value("nvcc_seconds", 0.0);
-  for (const auto& d : j.value("diagnostics", json::array())) r.diagnostics.push_back(Diagnostic::from_json(d));
-  for (const auto& k : j.value("kernels", json::array())) r.kernels.push_back(KernelReport::from_json(k));
+  for (const auto& d : j.value("diagnostics", json::array()))
+    r.diagnostics.push_back(Diagnostic::from_json(d));
+  for (const auto& k : j.value("kernels", json::array()))
+    r.kernels.push_back(KernelReport::from_json(k));
   r.notes = j.value("notes", std::vector<std::string>());
   r.log = j.value("log", "");
   r.command = j.value("command", std::vector<std::string>());

@@ -142,8 +142,12 @@ std::string Diagnostic::to_string() const {
 }
 
 nlohmann::json Diagnostic::to_json() const {
-  nlohmann::json j = {{"severity", severity}, {"tool", tool},       {"file", file},
-                      {"line", line},         {"column", column},   {"message", message},
+  nlohmann::json j = {{"severity", severity},
+                      {"tool", tool},
+                      {"file", file},
+                      {"line", line},
+                      {"column", column},
+                      {"message", message},
                       {"source_line", source_line}};
   if (!code.empty()) j["code"] = code;
   if (ptx_line > 0) j["ptx_line"] = ptx_line;
@@ -168,10 +172,10 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& output,
                                           const SourceReader& read_source) {
   static const std::regex kFrontEnd(
       R"(^(.+)\((\d+)\): (error|warning|catastrophic error|remark)(?: #(\S+))?: (.*)$)");
-  static const std::regex kHost(
-      R"(^(.+?):(\d+):(?:(\d+):)? (error|warning|fatal error): (.*)$)");
+  static const std::regex kHost(R"(^(.+?):(\d+):(?:(\d+):)? (error|warning|fatal error): (.*)$)");
   static const std::regex kPtxasAt(R"(^ptxas (.+), line (\d+); (error|warning)\s*: (.*)$)");
-  static const std::regex kTool(R"(^(nvcc|ptxas|nvlink|fatbinary|cicc)\s+(fatal|error|warning)\s*: (.*)$)");
+  static const std::regex kTool(
+      R"(^(nvcc|ptxas|nvlink|fatbinary|cicc)\s+(fatal|error|warning)\s*: (.*)$)");
 
   std::vector<Diagnostic> out;
   std::optional<FrontEndBlock> block;

@@ -77,9 +77,7 @@ int InstructionMix::tensor_core_ops() const {
   return count("mma.sync") + count("wgmma.mma_async") + count("wmma.mma");
 }
 
-nlohmann::json InstructionMix::to_json() const {
-  return {{"total", total}, {"counts", counts}};
-}
+nlohmann::json InstructionMix::to_json() const { return {{"total", total}, {"counts", counts}}; }
 
 InstructionMix InstructionMix::from_json(const nlohmann::json& j) {
   InstructionMix mix;

@@ -91,8 +91,8 @@ Occupancy compute_occupancy(const KernelUsage& usage, const SmLimits& limits) {
   } else {
     const int64_t warps_per_partition =
         limits.registers_per_sm / limits.register_sub_partitions / regs_per_warp;
-    out.by_registers = static_cast<int>(warps_per_partition * limits.register_sub_partitions /
-                                        warps_per_block);
+    out.by_registers =
+        static_cast<int>(warps_per_partition * limits.register_sub_partitions / warps_per_block);
   }
 
   // Shared memory, with the driver's reserve, rounded to the allocation unit.
@@ -103,9 +103,10 @@ Occupancy compute_occupancy(const KernelUsage& usage, const SmLimits& limits) {
       (used > limits.smem_per_block_default_bytes ? limits.smem_per_block_optin_bytes
                                                   : limits.smem_per_block_default_bytes) +
       limits.smem_reserved_per_block_bytes;
-  out.by_shared_memory = out.smem_per_block_bytes > block_limit
-                             ? 0
-                             : static_cast<int>(limits.smem_per_sm_bytes / out.smem_per_block_bytes);
+  out.by_shared_memory =
+      out.smem_per_block_bytes > block_limit
+          ? 0
+          : static_cast<int>(limits.smem_per_sm_bytes / out.smem_per_block_bytes);
 
   // Named barriers: each block slot of the SM holds barriers_per_block_slot sets.
   const int available = limits.max_blocks_per_sm * limits.barriers_per_block_slot;

@@ -37,7 +37,8 @@ Toolchain toolchain_from_environment() {
   const std::string root = env("KILN_CUDA_ROOT");
   toolchain.cuda_root = std::filesystem::path(root.empty() ? KILN_COMPILER_CUDA_ROOT : root);
   const std::string nvcc = env("KILN_NVCC");
-  toolchain.nvcc = nvcc.empty() ? toolchain.cuda_root / "bin" / "nvcc" : std::filesystem::path(nvcc);
+  toolchain.nvcc =
+      nvcc.empty() ? toolchain.cuda_root / "bin" / "nvcc" : std::filesystem::path(nvcc);
   return toolchain;
 }
 

@@ -19,9 +19,9 @@ struct CompileRequest {
   std::string source;                   // the kernel.cu text
   std::string file_name = "kernel.cu";  // shown in diagnostics and the PTX (a relative path)
   std::string arch = "sm_90a";
-  std::vector<std::string> defines;  // "NAME" or "NAME=VALUE"
-  std::vector<std::string> flags;    // allow-listed: compile_flags.h
-  std::filesystem::path abi_include;  // the folder holding kiln/abi.h (tasks/include)
+  std::vector<std::string> defines;                 // "NAME" or "NAME=VALUE"
+  std::vector<std::string> flags;                   // allow-listed: compile_flags.h
+  std::filesystem::path abi_include;                // the folder holding kiln/abi.h (tasks/include)
   std::vector<std::filesystem::path> include_dirs;  // more -I folders (the candidate's own)
 
   // For the occupancy estimate (not part of the build).

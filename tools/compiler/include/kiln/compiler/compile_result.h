@@ -39,13 +39,13 @@ struct KernelReport {
 };
 
 struct CompileResult {
-  bool ok = false;         // nvcc succeeded: no errors
-  bool cache_hit = false;  // served from the cache, nvcc not run
-  double seconds = 0;      // this call, wall clock
-  double nvcc_seconds = 0; // the nvcc run (for a hit, the run that filled the entry)
-  std::string key;         // the cache key (SHA-256)
-  std::string arch;        // "sm_90a"
-  std::string file_name;   // as shown in diagnostics
+  bool ok = false;          // nvcc succeeded: no errors
+  bool cache_hit = false;   // served from the cache, nvcc not run
+  double seconds = 0;       // this call, wall clock
+  double nvcc_seconds = 0;  // the nvcc run (for a hit, the run that filled the entry)
+  std::string key;          // the cache key (SHA-256)
+  std::string arch;         // "sm_90a"
+  std::string file_name;    // as shown in diagnostics
   std::vector<Diagnostic> diagnostics;
   std::vector<KernelReport> kernels;
   std::vector<std::string> notes;    // what kiln could not work out, and why

@@ -17,10 +17,10 @@ struct Dependency {
 
 // The prerequisites of a make rule file (`out.o : a.cu \ /x/b.h ...`), relative ones resolved
 // against `base_dir`, minus the files under `skip_dirs` and those named in `skip_files`.
-std::vector<std::string> parse_dependency_file(const std::string& text,
-                                               const std::filesystem::path& base_dir,
-                                               const std::vector<std::filesystem::path>& skip_dirs,
-                                               const std::vector<std::filesystem::path>& skip_files);
+std::vector<std::string> parse_dependency_file(
+    const std::string& text, const std::filesystem::path& base_dir,
+    const std::vector<std::filesystem::path>& skip_dirs,
+    const std::vector<std::filesystem::path>& skip_files);
 
 // Each path with the SHA-256 of its bytes now; unreadable files are left out.
 std::vector<Dependency> hash_dependencies(const std::vector<std::string>& paths);

@@ -13,7 +13,7 @@ struct GpuArch {
   int minor = 0;       // 0 for sm_90a
   std::string suffix;  // "a", "f" or ""
 
-  std::string name() const;     // "sm_90a"
+  std::string name() const;          // "sm_90a"
   std::string virtual_name() const;  // "compute_90a"
 };
 

@@ -27,7 +27,7 @@ struct SmLimits {
   int max_registers_per_thread = 255;
   int register_allocation_unit = 256;  // registers, allocated per warp
   int register_sub_partitions = 4;
-  int64_t smem_per_sm_bytes = 233472;           // 228 KB on sm_90
+  int64_t smem_per_sm_bytes = 233472;            // 228 KB on sm_90
   int64_t smem_per_block_default_bytes = 49152;  // 48 KB without the opt-in attribute
   int64_t smem_per_block_optin_bytes = 232448;   // 227 KB with it
   int64_t smem_reserved_per_block_bytes = 1024;

@@ -11,7 +11,7 @@ namespace kiln::compiler {
 struct KernelResources {
   std::string name;     // demangled
   std::string mangled;  // as in the PTX (.entry name)
-  std::string arch;  // "sm_90a"
+  std::string arch;     // "sm_90a"
   int registers = 0;
   int64_t spill_stores = 0;  // bytes
   int64_t spill_loads = 0;   // bytes
