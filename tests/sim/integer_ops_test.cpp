@@ -107,5 +107,28 @@ TEST_F(IntegerOpsTest, PermuteLop3AndFunnelShift) {
   EXPECT_EQ(eval("sad.u32 %d, %a, %b, %c", 32, 32, {3}, {10}, {100}), (std::vector<uint64_t>{107}));
 }
 
+TEST_F(IntegerOpsTest, CarryChainsAddAndSubtractWideIntegers) {
+  // A 64-bit add from two 32-bit halves: 0x00000001_ffffffff + 0x00000000_00000001.
+  const char* add = "add.cc.u32 %t, %a, %b; addc.u32 %d, %c, 0";
+  EXPECT_EQ(eval(add, 32, 32, {0xffffffffu, 5}, {1, 1}, {1, 1}), (std::vector<uint64_t>{2, 1}));
+  // 0x1_00000000 - 1: the low word borrows from the high word.
+  const char* sub = "sub.cc.u32 %t, %a, %b; subc.u32 %d, %c, 0";
+  EXPECT_EQ(eval(sub, 32, 32, {0, 5}, {1, 1}, {1, 1}), (std::vector<uint64_t>{0, 1}));
+  // mad.lo.cc then madc.hi: (2^32 - 1)^2 + (2^32 - 1) = 2^64 - 2^32 -> high word 0xffffffff.
+  const char* mad = "mad.lo.cc.u32 %t, %a, %a, %a; madc.hi.u32 %d, %a, %a, 0";
+  EXPECT_EQ(eval(mad, 32, 32, {0xffffffffu})[0], 0xffffffffu);
+}
+
+TEST_F(IntegerOpsTest, DotProductsOfBytes) {
+  // dp4a.s32.s32: (-1)(2) + (2)(3) + (3)(-4) + (4)(5) + 100 = 112.
+  EXPECT_EQ(eval("dp4a.s32.s32 %d, %a, %b, %c", 32, 32, {0x040302ffu}, {0x05fc0302u}, {100})[0],
+            112u);
+  EXPECT_EQ(eval("dp4a.u32.u32 %d, %a, %b, %c", 32, 32, {0x040302ffu}, {0x01010101u}, {0})[0],
+            255u + 2 + 3 + 4);
+  // dp2a.lo.s32.s32: halves of a (-2, 3) times bytes 0,1 of b (10, 20) = 40.
+  EXPECT_EQ(eval("dp2a.lo.s32.s32 %d, %a, %b, %c", 32, 32, {0x0003fffeu}, {0x0000140au}, {0})[0],
+            40u);
+}
+
 }  // namespace
 }  // namespace kiln::sim::testing

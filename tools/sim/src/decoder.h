@@ -87,6 +87,8 @@ Program decode_kernel(const ptx::Module& module, const ptx::Function& kernel,
 // Per-area decoders: each fills `out` (handler, fields, operands through d.push) and returns
 // false for a form it does not implement.
 bool decode_integer(Decoder& d, const ptx::Instruction& in, Inst& out);
+bool decode_carry(Decoder& d, const ptx::Instruction& in, Inst& out);
+bool decode_dot(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_float(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_half(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_compare(Decoder& d, const ptx::Instruction& in, Inst& out);

@@ -47,7 +47,8 @@ struct CallFrame {
 struct Warp {
   uint32_t index = 0;  // warp id within the CTA
   uint32_t pc = 0;
-  uint32_t live = 0;  // lanes that exist and have not exited
+  uint32_t live = 0;   // lanes that exist and have not exited
+  uint32_t carry = 0;  // CC.CF per lane (add.cc, addc, ...)
   WarpState state = WarpState::Ready;
   std::vector<StackEntry> stack;
   std::vector<CallFrame> calls;

@@ -507,10 +507,7 @@ bool decode_integer(Decoder& d, const ptx::Instruction& in, Inst& out) {
   switch (in.opcode) {
     case Opcode::Add:
     case Opcode::Sub:
-      if (in.has_modifier("cc")) {
-        d.fail("carry chains (add.cc/addc) are not supported yet");
-        return false;
-      }
+      if (in.has_modifier("cc")) return decode_carry(d, in, out);
       if (in.has_modifier("sat")) {
         if (t != Type::S32) return false;
         fn = &sat_addsub<int32_t>;
@@ -522,8 +519,16 @@ bool decode_integer(Decoder& d, const ptx::Instruction& in, Inst& out) {
     case Opcode::Mul:
       fn = wide ? pick<MulWideF>(t) : hi ? pick<MulHiF>(t) : pick<MulLoF>(t);
       break;
+    case Opcode::Addc:
+    case Opcode::Subc:
+    case Opcode::Madc:
+      return decode_carry(d, in, out);
+    case Opcode::Dp4a:
+    case Opcode::Dp2a:
+      return decode_dot(d, in, out);
     case Opcode::Mad:
-      if (in.has_modifier("cc") || in.has_modifier("sat")) return false;
+      if (in.has_modifier("cc")) return decode_carry(d, in, out);
+      if (in.has_modifier("sat")) return false;
       fn = wide ? pick<MadWideF>(t) : hi ? pick<MadHiF>(t) : pick<MadLoF>(t);
       expected = 4;
       break;
