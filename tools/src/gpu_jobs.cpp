@@ -2,16 +2,11 @@
 
 #include <algorithm>
 
-#include "kiln/base/file.h"
-
 namespace kiln::tools {
 
-namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-constexpr uintmax_t kMaxCandidateBytes = 1u << 20;
 
 std::string event_message(const json& event) {
   const std::string type = event.value("event", "");
@@ -97,38 +92,7 @@ Result<std::shared_ptr<const tasks::Task>> GpuJobs::task(const std::string& name
 }
 
 Result<Candidate> GpuJobs::candidate(const json& arguments) const {
-  const bool has_path =
-      arguments.contains("candidate") && !arguments["candidate"].get<std::string>().empty();
-  const bool has_source =
-      arguments.contains("source") && !arguments["source"].get<std::string>().empty();
-  if (has_path == has_source)
-    return make_error(
-        "give exactly one of `candidate` (a kernel.cu path inside the run directory) or `source` "
-        "(the code inline)");
-  if (has_source) {
-    std::string source = arguments["source"].get<std::string>();
-    if (source.size() > kMaxCandidateBytes)
-      return make_error("`source` is over 1 MiB; a kernel.cu that large is not a candidate");
-    return Candidate{std::move(source), ""};
-  }
-  const std::string requested = arguments["candidate"].get<std::string>();
-  std::error_code error;
-  const fs::path root = fs::weakly_canonical(config_.root, error);
-  fs::path path =
-      fs::path(requested).is_absolute() ? fs::path(requested) : config_.root / requested;
-  path = fs::weakly_canonical(path, error);
-  const fs::path inside = path.lexically_relative(root);
-  if (error || inside.empty() || *inside.begin() == "..")
-    return make_error("`" + requested + "` lies outside the run directory " + root.string() +
-                      "; benchmark only files inside it (e.g. worktree/candidates/...), or pass "
-                      "the code as `source`");
-  if (!fs::is_regular_file(path, error))
-    return make_error("`" + requested + "` is not a file in " + root.string());
-  if (fs::file_size(path, error) > kMaxCandidateBytes)
-    return make_error("`" + requested + "` is over 1 MiB; that is not a kernel.cu");
-  auto source = read_file(path);
-  if (!source) return source.error();
-  return Candidate{std::move(*source), inside.generic_string()};
+  return resolve_candidate(arguments, "candidate", CandidateRoots{config_.root, {}});
 }
 
 Result<frontier::ResultStore*> GpuJobs::store() {

@@ -1,10 +1,39 @@
 #include "kiln/tools/toolbox.h"
 
+#include <cstdlib>
+
 #include "kiln/frontier/result_store.h"
 #include "kiln/tools/tool_factories.h"
 #include "kiln/tools/toolbox_parts.h"
 
 namespace kiln::tools {
+
+namespace {
+
+// The ABI header's folder: KILN_ABI_INCLUDE, else the task bundles' include/ (tasks/include in
+// the source tree), else the folder beside them.
+std::filesystem::path abi_include(const std::filesystem::path& tasks_dir) {
+  std::error_code error;
+  if (const char* dir = std::getenv("KILN_ABI_INCLUDE"); dir != nullptr && *dir != '\0') return dir;
+  for (const auto& dir : {tasks_dir / "include", tasks_dir / ".." / "include"}) {
+    if (std::filesystem::exists(dir / "kiln" / "abi.h", error)) return dir;
+  }
+  return tasks_dir / "include";
+}
+
+CompileToolConfig compile_config(const ToolboxConfig& config, const std::filesystem::path& hw_dir) {
+  CompileToolConfig compile;
+  std::error_code no_cwd;
+  compile.roots.run_dir =
+      config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir;
+  compile.roots.others = {config.tasks_dir};
+  compile.abi_include = abi_include(config.tasks_dir);
+  compile.hw_dir = hw_dir;
+  compile.cache_root = config.compile_cache_dir;
+  return compile;
+}
+
+}  // namespace
 
 Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
   auto source = std::make_shared<TaskSource>(config.tasks_dir, config.default_task);
@@ -15,6 +44,9 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
   tools.push_back(make_search_zoo_tool(kb));
   tools.push_back(make_read_zoo_entry_tool(kb));
   tools.push_back(make_read_ptx_spec_tool(kb));
+  auto compiler =
+      std::make_shared<CandidateCompiler>(source, compile_config(config, kb->paths().hw_dir()));
+  tools.push_back(make_compile_tool(compiler));
   // Touches nothing either: the runner is chosen and the store opened by the first GPU call.
   GpuJobsConfig gpu;
   std::error_code no_cwd;

@@ -1,5 +1,5 @@
 // What the GPU tools (benchmark, profile) share: where a candidate may come from (a
-// file inside the run directory, or inline source), which runner takes the job, how
+// file inside the run directory, or inline source: candidate_source.h), which runner takes the job, how
 // its events become MCP progress, and the store every result goes into.
 #pragma once
 
@@ -15,6 +15,7 @@
 #include "kiln/mcp/tool.h"
 #include "kiln/runner/job_body.h"
 #include "kiln/runner/runner_selector.h"
+#include "kiln/tools/candidate_source.h"
 #include "kiln/tools/task_source.h"
 
 namespace kiln::tools {
@@ -23,11 +24,6 @@ struct GpuJobsConfig {
   std::filesystem::path root;        // candidate paths must lie inside (the run dir or project)
   std::filesystem::path results_db;  // the result store file
   runner::RunnerSettings runner;
-};
-
-struct Candidate {
-  std::string source;
-  std::string path;  // relative to the root; empty for inline source
 };
 
 // A finished job, stored.

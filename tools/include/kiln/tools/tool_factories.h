@@ -5,6 +5,8 @@
 
 #include "kiln/kb/kb_service.h"
 #include "kiln/mcp/tool.h"
+#include "kiln/tools/candidate_compiler.h"
+#include "kiln/tools/candidate_source.h"
 #include "kiln/tools/gpu_jobs.h"
 #include "kiln/tools/task_source.h"
 
@@ -16,6 +18,9 @@ mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source);
 mcp::Tool make_search_zoo_tool(std::shared_ptr<kb::KbService> kb);
 mcp::Tool make_read_zoo_entry_tool(std::shared_ptr<kb::KbService> kb);
 mcp::Tool make_read_ptx_spec_tool(std::shared_ptr<kb::KbService> kb);
+
+// compile (tools/compiler/): nvcc on this machine, results cached by content.
+mcp::Tool make_compile_tool(std::shared_ptr<CandidateCompiler> compiler);
 
 // GPU tools (runner/): a job on a runner, its RESULT stored in the result store.
 mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs);

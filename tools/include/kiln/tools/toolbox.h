@@ -16,7 +16,8 @@ struct ToolboxConfig {
   std::string default_task;         // task used when a call names none; empty: the only one
   bool test_tools = false;          // also register diagnostic tools for client tests
   std::filesystem::path kb_dir;        // kb/ (zoo, PTX notes, hw); empty: kb::default_kb_dir()
-  std::filesystem::path kb_cache_dir;  // where the kb index lives; empty: kb::default_cache_dir()
+  std::filesystem::path kb_cache_dir;  // where the kb index lives; empty: kiln::default_cache_dir()
+  std::filesystem::path compile_cache_dir;  // compile results; empty: kiln::default_cache_dir()
   // GPU tools: KILN_RUNNER (comma-separated URLs) overrides runner_urls; KILN_RUNNER_TOKEN is the token.
   std::vector<std::string> runner_urls;  // the runner_urls setting
   bool probe_local_gpu = true;           // with no runner URL, use this machine's GPU (/dev/nvidia0 + kiln-worker)
