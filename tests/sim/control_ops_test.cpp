@@ -314,6 +314,54 @@ TEST_F(ControlTest, BarRedCountsAndCombinesPredicatesAcrossTheBlock) {
   for (uint32_t t = 0; t < 96; ++t) EXPECT_EQ(got[t], 32u + 1000 + 2000) << t;
 }
 
+TEST_F(ControlTest, BrxIdxJumpsPerLaneAndReconverges) {
+  ModuleHandle m = load(per_thread(R"(
+  rem.u32 %r2, %r1, 3;
+  brx.idx %r2, TARGETS;
+TARGETS: .branchtargets L0, L1, L2;
+L0:
+  mov.u32 %r9, 10;
+  bra.uni JOIN;
+L1:
+  mov.u32 %r9, 20;
+  bra.uni JOIN;
+L2:
+  mov.u32 %r9, 30;
+JOIN:
+  activemask.b32 %r3;
+  setp.eq.u32 %p1, %r3, -1;
+  selp.u32 %r4, 1000, 0, %p1;
+  add.u32 %r9, %r9, %r4;
+)"));
+  uint64_t out = zeros<uint32_t>(32);
+  LaunchReport r = run(m, "k", {1}, {32}, Params().add(out));
+  std::vector<uint32_t> got = download<uint32_t>(out, 32);
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], 10 * (t % 3 + 1) + 1000) << t;
+  EXPECT_EQ(r.stats.divergent_branches, 1u);
+}
+
+TEST_F(ControlTest, TimeLimitStopsARunawayKernel) {
+  SimulatorOptions options;
+  options.instruction_budget = 0;
+  options.time_limit_seconds = 0.05;
+  Device device(options);
+  Result<ModuleHandle> m = device.load_module(per_thread(R"(
+  mov.u32 %r9, 0;
+SPIN:
+  add.u32 %r9, %r9, 1;
+  bra.uni SPIN;
+)"));
+  ASSERT_TRUE(m.ok());
+  Result<uint64_t> out = device.allocate(128);
+  LaunchConfig config;
+  config.block = {32};
+  Result<LaunchReport> r = device.launch(*m, "k", config, Params().add(*out).bytes());
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->faults.size(), 1u);
+  EXPECT_EQ(r->faults[0].kind, "time_limit");
+  EXPECT_LT(r->stats.seconds, 5.0);
+}
+
 // Lane 0 spins on a shared flag that lane 1, on the other side of a divergent branch, sets.
 const char* const kIntraWarpSpin = R"(
 .visible .entry k(.param .u64 out)

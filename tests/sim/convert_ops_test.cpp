@@ -70,6 +70,13 @@ TEST_F(ConvertOpsTest, HalfConversions) {
   EXPECT_EQ(eval("cvt.rn.bf16x2.f32 %d, %a, %b", 32, 32, {f(-1.0f)}, {f(3.0f)})[0], 0xbf804040u);
 }
 
+TEST_F(ConvertOpsTest, Tf32RoundsToNearestWithTiesAwayFromZero) {
+  // tf32 keeps 10 mantissa bits; 1 + 2^-11 is a tie: rna rounds away (up), rn would not.
+  EXPECT_EQ(eval("cvt.rna.tf32.f32 %d, %a", 32, 32, {0x3f801000u, 0xbf801000u}),
+            (std::vector<uint64_t>{0x3f802000u, 0xbf802000u}));
+  EXPECT_EQ(eval("cvt.rna.tf32.f32 %d, %a", 32, 32, {0x3f800fffu})[0], 0x3f800000u);
+}
+
 TEST_F(ConvertOpsTest, Fp8ConversionsSaturateToFinite) {
   // cvt.rn.satfinite.e4m3x2.f32 d, a, b: a in the upper byte.
   EXPECT_EQ(eval("cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b", 32, 16, {f(1.0f)}, {f(1000.0f)})[0],

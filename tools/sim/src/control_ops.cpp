@@ -1,5 +1,6 @@
 // Control flow and CTA synchronization: bra (with the reconvergence stack), ret/exit, trap,
 // bar/barrier, and the instructions that only schedule (nanosleep, setmaxnreg, griddepcontrol).
+#include <algorithm>
 #include <bit>
 #include <string>
 
@@ -111,6 +112,51 @@ void bar(Exec& x, const Inst& in, uint32_t mask) {
 
 void bra(Exec& x, const Inst& in, uint32_t mask) { branch(x, in, mask); }
 
+// brx.idx index, targets: ops[0] is the index slot, ops[1..] the target pcs. Lanes that pick
+// different targets diverge, each group on its own entry, reconverging at the post-dominator.
+void brx(Exec& x, const Inst& in, uint32_t mask) {
+  if (mask == 0) return;
+  const uint32_t* o = x.ops(in);
+  const uint64_t* index = x.reg(o[0]);
+  uint32_t targets = in.nops - 1u;
+  uint32_t groups[32] = {};  // lanes per target (at most 32 distinct targets are used)
+  uint32_t target_of[32] = {};
+  uint32_t n = 0;
+  bool bad = false;
+  for_lanes(mask, [&](uint32_t l) {
+    if (bad) return;
+    if (index[l] >= targets) {
+      x.fault(in, l, "out_of_bounds", index[l],
+              "brx.idx index " + std::to_string(index[l]) + " is outside its list of " +
+                  std::to_string(targets) + " targets");
+      bad = true;
+      return;
+    }
+    uint32_t pc = o[1 + index[l]];
+    uint32_t g = 0;
+    while (g < n && target_of[g] != pc) ++g;
+    if (g == n) target_of[n++] = pc;
+    groups[g] |= 1u << l;
+  });
+  if (bad) return;
+  Warp& w = *x.warp;
+  uint32_t active = w.stack.back().mask;
+  if (n == 1 && groups[0] == active) {
+    w.pc = target_of[0];
+    return;
+  }
+  ++x.counters.divergent_branches;
+  uint32_t rpc = in.reconverge;
+  uint32_t fall = w.pc;
+  w.stack.back().pc = rpc;
+  uint32_t rest = active & ~mask;  // lanes guarded off fall through
+  if (rest != 0 && fall != rpc) w.stack.push_back({fall, rpc, rest});
+  for (uint32_t g = 0; g < n; ++g) {
+    if (target_of[g] != rpc) w.stack.push_back({target_of[g], rpc, groups[g]});
+  }
+  w.pc = w.stack.back().pc;
+}
+
 }  // namespace
 
 void exit_handler(Exec& x, const Inst&, uint32_t mask) {
@@ -177,6 +223,29 @@ bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out) {
       const ptx::Label& label = d.function().labels[in.operands[0].label];
       out.target = d.code_base() + label.target;
       out.fn = &bra;
+      return true;
+    }
+    case Opcode::Brx: {
+      // brx.idx index, tlist: tlist labels a .branchtargets directive of code labels.
+      if (in.operands.size() != 2 || in.operands[1].kind != ptx::OperandKind::Label) return false;
+      const ptx::Function& f = d.function();
+      const ptx::Label& list = f.labels[in.operands[1].label];
+      if (list.kind != ptx::LabelKind::BranchTargets || list.directive >= f.directives.size()) {
+        d.fail("brx.idx needs a .branchtargets list");
+        return false;
+      }
+      d.push(d.value(in.operands[0], ptx::Type::U32));
+      for (const std::string& name : f.directives[list.directive].targets) {
+        auto it = std::find_if(f.labels.begin(), f.labels.end(), [&](const ptx::Label& l) {
+          return l.kind == ptx::LabelKind::Code && l.name == name;
+        });
+        if (it == f.labels.end()) {
+          d.fail("brx.idx target '" + name + "' is not a label of this function");
+          return false;
+        }
+        d.push(d.code_base() + it->target);
+      }
+      out.fn = &brx;
       return true;
     }
     case Opcode::Ret:

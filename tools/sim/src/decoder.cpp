@@ -275,6 +275,7 @@ void Decoder::decode_instruction(uint32_t index) {
   using ptx::Opcode;
   switch (in.opcode) {
     case Opcode::Bra:
+    case Opcode::Brx:
     case Opcode::Call:
     case Opcode::Ret:
     case Opcode::Exit:
@@ -405,7 +406,8 @@ void Decoder::decode() {
   for (uint32_t i = 0; i < n; ++i) {
     Inst& inst = program_.code[code_base_ + i];
     const ptx::Instruction& in = function_.instructions[i];
-    if (in.opcode != ptx::Opcode::Bra || inst.fn == &unsupported_handler) continue;
+    bool branch = in.opcode == ptx::Opcode::Bra || in.opcode == ptx::Opcode::Brx;
+    if (!branch || inst.fn == &unsupported_handler) continue;
     ptx::BlockId ip = pdom.idom(cfg.block_of(i));
     inst.reconverge =
         (ip == ptx::kNone || ip == cfg.exit()) ? end_pc : code_base_ + cfg.block(ip).first;

@@ -15,13 +15,20 @@ namespace kiln::sim {
 
 // PTX rounding modifiers: 0 .rn (default), 1 .rz, 2 .rm, 3 .rp; integer rounding .rni/.rzi/
 // .rmi/.rpi map to the same numbers.
-enum : uint8_t { kRoundNearest = 0, kRoundZero = 1, kRoundDown = 2, kRoundUp = 3 };
+enum : uint8_t {
+  kRoundNearest = 0,
+  kRoundZero = 1,
+  kRoundDown = 2,
+  kRoundUp = 3,
+  kRoundNearestAway = 4  // .rna (tf32): ties away from zero; only for software rounding
+};
 
 inline uint8_t rounding_from_modifiers(const ptx::Instruction& in) {
   for (const std::string& m : in.modifiers) {
     if (m == "rz" || m == "rzi") return kRoundZero;
     if (m == "rm" || m == "rmi") return kRoundDown;
     if (m == "rp" || m == "rpi") return kRoundUp;
+    if (m == "rna") return kRoundNearestAway;
   }
   return kRoundNearest;
 }
@@ -30,13 +37,13 @@ inline uint8_t rounding_from_modifiers(const ptx::Instruction& in) {
 class RoundingScope {
  public:
   explicit RoundingScope(uint8_t mode) : mode_(mode) {
-    if (mode_ == kRoundNearest) return;
+    if (mode_ == kRoundNearest || mode_ == kRoundNearestAway) return;
     std::fesetround(mode_ == kRoundZero   ? FE_TOWARDZERO
                     : mode_ == kRoundDown ? FE_DOWNWARD
                                           : FE_UPWARD);
   }
   ~RoundingScope() {
-    if (mode_ != kRoundNearest) std::fesetround(FE_TONEAREST);
+    if (mode_ != kRoundNearest && mode_ != kRoundNearestAway) std::fesetround(FE_TONEAREST);
   }
   RoundingScope(const RoundingScope&) = delete;
   RoundingScope& operator=(const RoundingScope&) = delete;

@@ -72,6 +72,9 @@ uint32_t double_to_small(double v, SmallFloat f, uint8_t mode, bool satfinite) {
     case 2:
       up = sign && frac > 0;
       break;
+    case 4:  // ties away from zero
+      up = frac >= 0.5;
+      break;
     default:
       up = !sign && frac > 0;
       break;

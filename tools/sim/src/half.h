@@ -21,7 +21,7 @@ inline constexpr SmallFloat kTF32{8, 10, true};
 
 // The exact value of `bits` in `format`, as a double.
 double small_to_double(uint32_t bits, SmallFloat format);
-// `value` rounded into `format` with PTX rounding mode `mode` (0 rn, 1 rz, 2 rm, 3 rp). With
+// `value` rounded into `format` with PTX rounding mode `mode` (0 rn, 1 rz, 2 rm, 3 rp, 4 rna). With
 // `satfinite`, overflow and infinities give the largest finite value of the sign (NaN stays
 // NaN); e4m3 always saturates to NaN-free finite or NaN per .satfinite rules.
 uint32_t double_to_small(double value, SmallFloat format, uint8_t mode, bool satfinite);
