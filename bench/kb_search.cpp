@@ -16,31 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "bench_stats.h"
 #include "kiln/kb/kb_service.h"
 #include "kiln/mcp/tool_registry.h"
 #include "kiln/tools/tool_factories.h"
 
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using kiln::bench::Clock;
+using kiln::bench::ms_since;
+using kiln::bench::percentiles;
 namespace fs = std::filesystem;
 
 namespace {
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-json percentiles(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  auto at = [&](double q) {
-    return samples[std::min(samples.size() - 1, static_cast<size_t>(q * samples.size()))];
-  };
-  return json{{"n", samples.size()},
-              {"p50_ms", at(0.50)},
-              {"p90_ms", at(0.90)},
-              {"p99_ms", at(0.99)},
-              {"max_ms", samples.back()}};
-}
 
 // Queries an agent would send: topics, techniques, opcodes, hostile syntax, filters.
 std::vector<json> zoo_queries(size_t count) {
