@@ -86,48 +86,8 @@ TEST_F(IntegerOpsTest, BitFieldsAndCounts) {
   EXPECT_EQ(eval("bfind.shiftamt.u32 %d, %a", 32, 32, {0x100}), (std::vector<uint64_t>{23}));
 }
 
-TEST_F(IntegerOpsTest, PermuteLop3AndFunnelShift) {
-  // prmt default mode: selector 0x5410 takes bytes 0,1 of a and 0,1 of b.
-  EXPECT_EQ(eval("prmt.b32 %d, %a, %b, 0x5410", 32, 32, {0x33221100}, {0x77665544}),
-            (std::vector<uint64_t>{0x55441100}));
-  // selector nibble 8+i replicates the sign of byte i.
-  EXPECT_EQ(eval("prmt.b32 %d, %a, %b, 0x8880", 32, 32, {0x000000f0}, {0}),
-            (std::vector<uint64_t>{0xfffffff0u}));
-  EXPECT_EQ(eval("prmt.b32.f4e %d, %a, %b, 1", 32, 32, {0x33221100}, {0x77665544}),
-            (std::vector<uint64_t>{0x44332211}));
-  // lop3 0x96 = a ^ b ^ c; 0xe8 = majority.
-  EXPECT_EQ(eval("lop3.b32 %d, %a, %b, %c, 0x96", 32, 32, {0xf0}, {0xcc}, {0xaa}),
-            (std::vector<uint64_t>{0xf0u ^ 0xccu ^ 0xaau}));
-  EXPECT_EQ(eval("lop3.b32 %d, %a, %b, %c, 0xe8", 32, 32, {0xf0}, {0xcc}, {0xaa}),
-            (std::vector<uint64_t>{(0xf0u & 0xccu) | (0xf0u & 0xaau) | (0xccu & 0xaau)}));
-  EXPECT_EQ(eval("shf.l.wrap.b32 %d, %a, %b, %c", 32, 32, {0x80000000u}, {1}, {33}),
-            (std::vector<uint64_t>{3}));
-  EXPECT_EQ(eval("shf.r.clamp.b32 %d, %a, %b, %c", 32, 32, {0}, {0xabcd}, {40}),
-            (std::vector<uint64_t>{0xabcd}));
+TEST_F(IntegerOpsTest, SumOfAbsoluteDifferences) {
   EXPECT_EQ(eval("sad.u32 %d, %a, %b, %c", 32, 32, {3}, {10}, {100}), (std::vector<uint64_t>{107}));
-}
-
-TEST_F(IntegerOpsTest, CarryChainsAddAndSubtractWideIntegers) {
-  // A 64-bit add from two 32-bit halves: 0x00000001_ffffffff + 0x00000000_00000001.
-  const char* add = "add.cc.u32 %t, %a, %b; addc.u32 %d, %c, 0";
-  EXPECT_EQ(eval(add, 32, 32, {0xffffffffu, 5}, {1, 1}, {1, 1}), (std::vector<uint64_t>{2, 1}));
-  // 0x1_00000000 - 1: the low word borrows from the high word.
-  const char* sub = "sub.cc.u32 %t, %a, %b; subc.u32 %d, %c, 0";
-  EXPECT_EQ(eval(sub, 32, 32, {0, 5}, {1, 1}, {1, 1}), (std::vector<uint64_t>{0, 1}));
-  // mad.lo.cc then madc.hi: (2^32 - 1)^2 + (2^32 - 1) = 2^64 - 2^32 -> high word 0xffffffff.
-  const char* mad = "mad.lo.cc.u32 %t, %a, %a, %a; madc.hi.u32 %d, %a, %a, 0";
-  EXPECT_EQ(eval(mad, 32, 32, {0xffffffffu})[0], 0xffffffffu);
-}
-
-TEST_F(IntegerOpsTest, DotProductsOfBytes) {
-  // dp4a.s32.s32: (-1)(2) + (2)(3) + (3)(-4) + (4)(5) + 100 = 112.
-  EXPECT_EQ(eval("dp4a.s32.s32 %d, %a, %b, %c", 32, 32, {0x040302ffu}, {0x05fc0302u}, {100})[0],
-            112u);
-  EXPECT_EQ(eval("dp4a.u32.u32 %d, %a, %b, %c", 32, 32, {0x040302ffu}, {0x01010101u}, {0})[0],
-            255u + 2 + 3 + 4);
-  // dp2a.lo.s32.s32: halves of a (-2, 3) times bytes 0,1 of b (10, 20) = 40.
-  EXPECT_EQ(eval("dp2a.lo.s32.s32 %d, %a, %b, %c", 32, 32, {0x0003fffeu}, {0x0000140au}, {0})[0],
-            40u);
 }
 
 }  // namespace

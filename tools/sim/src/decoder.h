@@ -89,6 +89,7 @@ Program decode_kernel(const ptx::Module& module, const ptx::Function& kernel,
 bool decode_integer(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_carry(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_dot(Decoder& d, const ptx::Instruction& in, Inst& out);
+bool decode_bit(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_float(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_half(Decoder& d, const ptx::Instruction& in, Inst& out);
 bool decode_compare(Decoder& d, const ptx::Instruction& in, Inst& out);
