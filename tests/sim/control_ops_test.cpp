@@ -314,6 +314,22 @@ TEST_F(ControlTest, BarRedCountsAndCombinesPredicatesAcrossTheBlock) {
   for (uint32_t t = 0; t < 96; ++t) EXPECT_EQ(got[t], 32u + 1000 + 2000) << t;
 }
 
+TEST_F(ControlTest, SharedMemorySizesAndAClusterOfOneAreVisible) {
+  ModuleHandle m = load(per_thread(R"(
+  mov.u32 %r2, %dynamic_smem_size;
+  mov.u32 %r3, %total_smem_size;
+  mov.u32 %r4, %cluster_nctarank;
+  mov.u32 %r5, %cluster_ctarank;
+  mad.lo.u32 %r9, %r2, 100000, %r3;
+  mad.lo.u32 %r9, %r4, 10, %r9;
+  add.u32 %r9, %r9, %r5;
+)"));
+  uint64_t out = zeros<uint32_t>(32);
+  run(m, "k", {1}, {32}, Params().add(out), 48);
+  // No static shared memory: the total is the 48 dynamic bytes.
+  EXPECT_EQ(download<uint32_t>(out, 1)[0], 48u * 100000 + 48 + 10);
+}
+
 TEST_F(ControlTest, BrxIdxJumpsPerLaneAndReconverges) {
   ModuleHandle m = load(per_thread(R"(
   rem.u32 %r2, %r1, 3;
