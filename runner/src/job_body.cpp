@@ -24,6 +24,12 @@ Result<json> make_job_body(const tasks::Task& task, const JobSpec& spec) {
             {"workloads", spec.workloads}};
   if (spec.job_seconds) body["limits"] = {{"job_seconds", *spec.job_seconds}};
   if (spec.kind == JobKind::kProfile) body["profile"] = {{"workload", spec.profile_workload}};
+  if (spec.kind == JobKind::kSanitize) {
+    json sanitize = json::object();
+    if (!spec.sanitize_tools.empty()) sanitize["tools"] = spec.sanitize_tools;
+    if (!spec.sanitize_workload.empty()) sanitize["workload"] = spec.sanitize_workload;
+    body["sanitize"] = std::move(sanitize);
+  }
   return body;
 }
 

@@ -18,6 +18,7 @@
 //   lie_status       status passed with a failed workload
 //   events N         N progress events, then a passing result
 //   after_result     a log event after the result line
+//   sanitize_findings  (sanitize jobs) every tool reports one finding on kernel.cu:7
 // It writes its pid to JOB_DIR/fake_worker.pid and, when KILN_FAKE_WORKER_LOG names a
 // file, appends "start|end JOB GPU STEADY_NS" lines to it (for ordering tests).
 #include <fcntl.h>
@@ -204,6 +205,34 @@ int main(int argc, char** argv) {
                                                                {"warps_per_issue", 3.5}}})},
                                   {"metrics", {{"l2_hit_rate_pct", 91.0}}}}})},
         {"notes", {"fake: memory-bound"}}};
+    result.erase("gates");
+  } else if (job.value("kind", "") == "sanitize") {
+    const json asked = job.value("sanitize", json::object());
+    const std::vector<std::string> tools = asked.value(
+        "tools", std::vector<std::string>{"memcheck", "racecheck", "synccheck", "initcheck"});
+    json reports = json::array();
+    for (const std::string& tool : tools) {
+      json findings = json::array();
+      if (mode == "sanitize_findings") {
+        findings.push_back(
+            {{"tool", tool},
+             {"severity", "error"},
+             {"kind", tool == "racecheck" ? "Race reported between Write access"
+                                          : "Barrier error detected. Divergent thread(s) in block."},
+             {"kernel", "reduce(float*)"},
+             {"file", "kernel.cu"},
+             {"line", 7},
+             {"thread", "(3,0,0)"},
+             {"block", "(0,0,0)"},
+             {"count", 1}});
+        result["status"] = "failed";
+        result["error"] = "compute-sanitizer " + tool + " found a problem";
+      }
+      reports.push_back({{"tool", tool}, {"findings", findings},
+                         {"distinct_findings", findings.size()}});
+    }
+    result["sanitize"] = {{"workload", asked.value("workload", workloads.front())},
+                          {"tools", reports}};
     result.erase("gates");
   } else {
     json rows = json::array();

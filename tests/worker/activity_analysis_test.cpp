@@ -60,6 +60,19 @@ TEST(ActivityAnalysis, HarnessWorkAndWorkOutsideTheWindowAreNotCharged) {
   EXPECT_EQ(f.gpu_records, 1);
 }
 
+TEST(ActivityAnalysis, TheLaunchGatesHoldOnTheLaunchStreamIsNotCharged) {
+  // The hold spins on the launch stream from before kiln_launch until after it returns; the
+  // candidate's kernels run after it. Only they count.
+  const std::vector<ActivityRecord> records = {
+      gpu(Kind::kKernel, 105, 125, 13, "_ZN4kiln6worker12_GLOBAL__N_117kiln_harness_holdEPVKiPiy"),
+      gpu(Kind::kKernel, 126, 400, 13, "splitk_gemm"),
+      gpu(Kind::kKernel, 402, 450, 13, "splitk_reduce")};
+  const WindowFindings f = ActivityAnalysis::analyze(records, window(), context());
+  EXPECT_EQ(f.span_ns, 324u);
+  EXPECT_EQ(f.kernels, 2);
+  EXPECT_EQ(f.kernel_names.count("splitk_gemm"), 1u);
+}
+
 TEST(ActivityAnalysis, ALateKernelOnAnotherStreamIsAViolationAndCharged) {
   const std::vector<ActivityRecord> records = {gpu(Kind::kKernel, 150, 950, 21, "gemm")};
   const WindowFindings f = ActivityAnalysis::analyze(records, window(), context());

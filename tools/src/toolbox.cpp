@@ -56,6 +56,8 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
   auto gpu_jobs = std::make_shared<GpuJobs>(source, std::move(gpu));
   tools.push_back(make_benchmark_tool(gpu_jobs));
   tools.push_back(make_profile_tool(gpu_jobs));
+  tools.push_back(make_synccheck_tool(compiler, gpu_jobs));
+  tools.push_back(make_racecheck_tool(compiler, gpu_jobs));
   if (config.test_tools) tools.push_back(make_test_wait_tool());
   for (auto& tool : tools) {
     if (auto status = server.tools().add(std::move(tool)); !status) return status;

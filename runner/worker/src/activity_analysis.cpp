@@ -22,6 +22,12 @@ std::string describe(const ActivityRecord& r) {
          std::to_string(r.stream_id);
 }
 
+// The harness's own kernels (kiln_harness_*, such as the launch gate's hold on the launch
+// stream) are never the candidate's work, whatever stream they ran on.
+bool is_harness_kernel(const ActivityRecord& r) {
+  return r.kind == ActivityRecord::Kind::kKernel && r.name.find("kiln_harness_") != std::string::npos;
+}
+
 }  // namespace
 
 WindowFindings ActivityAnalysis::analyze(const std::vector<ActivityRecord>& records,
@@ -43,7 +49,7 @@ WindowFindings ActivityAnalysis::analyze(const std::vector<ActivityRecord>& reco
       }
       continue;
     }
-    if (context.harness_streams.count(r.stream_id) != 0) continue;
+    if (context.harness_streams.count(r.stream_id) != 0 || is_harness_kernel(r)) continue;
     if (!overlaps(r, window.open, window.close)) continue;
     ++f.gpu_records;
     first = std::min(first, r.start);
@@ -88,7 +94,8 @@ std::vector<std::string> ActivityAnalysis::stray_work(const std::vector<Activity
                                                       std::vector<std::string>* owners) {
   std::vector<std::string> out;
   for (const auto& r : records) {
-    if (!r.is_gpu() || context.harness_streams.count(r.stream_id) != 0) continue;
+    if (!r.is_gpu() || context.harness_streams.count(r.stream_id) != 0 || is_harness_kernel(r))
+      continue;
     bool inside = false;
     const CallWindow* before = nullptr;
     for (const auto& w : windows) {

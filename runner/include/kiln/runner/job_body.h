@@ -18,6 +18,8 @@ struct JobSpec {
   std::string candidate_source;
   std::vector<std::string> workloads;  // empty: all
   std::string profile_workload;        // kind=profile
+  std::vector<std::string> sanitize_tools;  // kind=sanitize; empty: all four
+  std::string sanitize_workload;            // kind=sanitize; empty: the smallest
   std::optional<double> job_seconds;   // ask for less than the runner's maximum
 };
 

@@ -123,11 +123,20 @@ CallReport run_checked_call(const CallEnvironment& env, const WorkloadLayout& la
   cudaEventCreate(&stop);
   report.window.owner = request.owner;
   report.window.open = env.recorder != nullptr ? env.recorder->now() : 0;
+  const bool gated = request.timed && env.gate != nullptr && env.gate->enabled();
+  if (gated) {
+    if (auto s = env.gate->hold(env.launch_stream); !s) {
+      report.harness_error = s.error().message;
+      report.fatal = true;
+      return report;
+    }
+  }
   cudaEventRecord(start, env.launch_stream);
   report.window.launch_begin = env.recorder != nullptr ? env.recorder->now() : 0;
   report.status = request.launch(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
                                  static_cast<int>(scalars.size()), env.launch_stream);
   report.window.launch_end = env.recorder != nullptr ? env.recorder->now() : 0;
+  if (gated) env.gate->release();
   const cudaError_t launch_error = cudaGetLastError();
   cudaEventRecord(stop, env.launch_stream);
   const cudaError_t wait_error = wait_for_device(stop, env.hang_timeout_seconds, &report.hung);
@@ -163,6 +172,15 @@ CallReport run_checked_call(const CallEnvironment& env, const WorkloadLayout& la
     report.span_us = static_cast<double>(report.findings.span_ns) / 1e3;
   } else {
     report.span_us = report.event_us;
+  }
+  if (gated && env.gate->timed_out()) {
+    // kiln_launch waited for the GPU while the gate held it: stop gating this job.
+    env.gate->disable();
+    report.findings.notes.push_back(
+        request.owner + "'s kiln_launch waited for the GPU inside the call (a stream or device "
+        "synchronize, or a synchronous copy), so the launch gate was given up after " +
+        std::to_string(LaunchGate::kTimeoutNs / 1'000'000) +
+        " ms; later samples are timed with the host's launch gaps included");
   }
 
   // After: inputs unchanged, guard bands intact.

@@ -17,6 +17,7 @@
 #include "kiln/worker/activity_analysis.h"
 #include "kiln/worker/tensor_layout.h"
 #include "l2_flush.h"
+#include "launch_gate.h"
 #include "workload_buffers.h"
 
 namespace kiln::worker {
@@ -27,6 +28,7 @@ struct CallEnvironment {
   ActivityRecorder* recorder = nullptr;   // null: no CUPTI (run-once mode)
   ActivityContext activity;
   L2Flush* flush = nullptr;
+  LaunchGate* gate = nullptr;  // holds the launch stream during timed calls (launch_gate.h)
   HarnessScratch* scratch = nullptr;
   uint64_t guard_seed = 0;
   double hang_timeout_seconds = 60;

@@ -189,6 +189,22 @@ __global__ void kiln_harness_compare(const void* actual, const void* expected, k
   }
 }
 
+// Holds `stream` until the host sets *release (or timeout_ns passes: then *timed_out = 1).
+__global__ void kiln_harness_hold(const volatile int* release, int* timed_out,
+                                  unsigned long long timeout_ns) {
+  unsigned long long start = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (*release == 0) {
+    unsigned long long now = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+    __nanosleep(1000);
+  }
+}
+
 __global__ void kiln_harness_reset_compare(CompareCounters* out) {
   *out = CompareCounters{0, 0, 0, 0, 0, 0, 0, ~0ull};
 }
@@ -199,6 +215,12 @@ cudaError_t launch_draw_uniform(void* data, int64_t elements, kiln_dtype dtype, 
                                 double high, uint64_t key, cudaStream_t stream) {
   kiln_harness_draw_uniform<<<blocks_for(elements), kThreads, 0, stream>>>(data, elements, dtype,
                                                                            low, high, key);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_hold(const volatile int* release, int* timed_out, uint64_t timeout_ns,
+                        cudaStream_t stream) {
+  kiln_harness_hold<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
   return cudaGetLastError();
 }
 

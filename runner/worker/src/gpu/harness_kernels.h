@@ -31,6 +31,10 @@ struct GuardCounters {
 // Uniform draws in [low, high) rounded to the dtype, element i from unit_draw(key, i).
 cudaError_t launch_draw_uniform(void* data, int64_t elements, kiln_dtype dtype, double low,
                                 double high, uint64_t key, cudaStream_t stream);
+// One thread that spins until *release (mapped host memory) is non-zero, or until
+// timeout_ns of GPU time pass, then sets *timed_out = 1 (see launch_gate.h).
+cudaError_t launch_hold(const volatile int* release, int* timed_out, uint64_t timeout_ns,
+                        cudaStream_t stream);
 // Every element := pattern (element bytes taken from the pattern's low bytes).
 cudaError_t launch_fill_pattern(void* data, int64_t elements, int element_size, uint64_t pattern,
                                 cudaStream_t stream);

@@ -16,6 +16,7 @@
 #include "kiln/worker/nvml_probe.h"
 #include "kiln/worker/worker_result.h"
 #include "l2_flush.h"
+#include "launch_gate.h"
 #include "tool_jobs.h"
 #include "workload_session.h"
 
@@ -212,6 +213,7 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
   cudaStream_t launch_stream = nullptr;
   cudaStream_t harness_stream = nullptr;
   L2Flush flush;
+  LaunchGate launch_gate;
   HarnessScratch scratch;
   Status setup =
       cuda_ok(cudaStreamCreateWithFlags(&launch_stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -219,6 +221,7 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
     setup = cuda_ok(cudaStreamCreateWithFlags(&harness_stream, cudaStreamNonBlocking),
                     "cudaStreamCreate");
   if (setup) setup = flush.init(gpu_info.l2_bytes);
+  if (setup) setup = launch_gate.init();
   if (setup) setup = scratch.init();
   if (!setup) return finish("error", setup.error().message);
 
@@ -227,6 +230,7 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
   job.env.launch_stream = launch_stream;
   job.env.harness_stream = harness_stream;
   job.env.flush = &flush;
+  job.env.gate = &launch_gate;
   job.env.scratch = &scratch;
   job.env.guard_seed = mix64(spec.seed ^ 0x6775617264ull);
   if (recorder.running()) {

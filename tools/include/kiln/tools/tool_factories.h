@@ -22,6 +22,13 @@ mcp::Tool make_read_ptx_spec_tool(std::shared_ptr<kb::KbService> kb);
 // compile (tools/compiler/): nvcc on this machine, results cached by content.
 mcp::Tool make_compile_tool(std::shared_ptr<CandidateCompiler> compiler);
 
+// The checks (tools/check/): synccheck's static engine compiles to PTX here; the gpu engine of
+// synccheck and racecheck runs compute-sanitizer on a runner.
+mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
+                              std::shared_ptr<GpuJobs> jobs);
+mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
+                              std::shared_ptr<GpuJobs> jobs);
+
 // GPU tools (runner/): a job on a runner, its RESULT stored in the result store.
 mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs);
 mcp::Tool make_profile_tool(std::shared_ptr<GpuJobs> jobs);

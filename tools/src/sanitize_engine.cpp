@@ -1,0 +1,35 @@
+#include "sanitize_engine.h"
+
+#include "kiln/check/sanitizer_findings.h"
+
+namespace kiln::tools {
+
+Result<SanitizeRun> run_sanitizer(GpuJobs& jobs, const tasks::Task& task,
+                                  const Candidate& candidate, const std::string& tool,
+                                  const std::string& workload, mcp::CallContext& context) {
+  runner::JobSpec spec;
+  spec.kind = runner::JobKind::kSanitize;
+  spec.candidate_source = candidate.source;
+  spec.sanitize_tools = {tool};
+  spec.sanitize_workload = workload;
+  auto job = jobs.run(task, spec, candidate, context, 1);
+  if (!job) return job.error();
+  SanitizeRun run;
+  run.job_id = job->job_id;
+  run.runner = job->runner;
+  run.status = job->state == "cancelled" ? "cancelled" : job->result.value("status", "error");
+  const nlohmann::json sanitize = job->result.value("sanitize", nlohmann::json::object());
+  run.workload = sanitize.value("workload", workload);
+  run.report = check::report_from_sanitizer(sanitize.value("tools", nlohmann::json::array()), tool);
+  // A job that broke before the sanitizer ran (build error, bad launch) says why.
+  if (run.status == "error" || run.status == "cancelled" ||
+      (run.status == "failed" && run.report.findings.empty())) {
+    run.error = job->result.value("error", "the sanitize job did not finish");
+    run.report.notes.push_back("the " + tool + " job stopped in stage " +
+                               job->result.value("stage", "?") + ": " + run.error);
+    run.report.finish();
+  }
+  return run;
+}
+
+}  // namespace kiln::tools

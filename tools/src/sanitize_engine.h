@@ -1,0 +1,28 @@
+// The gpu engine of synccheck and racecheck: compute-sanitizer on a runner (a sanitize job,
+// runner/PROTOCOL.md), its findings in kiln's format.
+#pragma once
+
+#include <string>
+
+#include "kiln/check/finding.h"
+#include "kiln/mcp/call_context.h"
+#include "kiln/tools/gpu_jobs.h"
+
+namespace kiln::tools {
+
+struct SanitizeRun {
+  check::CheckReport report;
+  std::string job_id;
+  std::string runner;
+  std::string workload;
+  std::string status;  // the job's: passed | failed | error | cancelled
+  std::string error;   // the job's error, when it could not check
+};
+
+// Runs compute-sanitizer `tool` ("synccheck", "racecheck") on `workload` (empty: the runner
+// picks the smallest). An error means no runner could take the job.
+Result<SanitizeRun> run_sanitizer(GpuJobs& jobs, const tasks::Task& task,
+                                  const Candidate& candidate, const std::string& tool,
+                                  const std::string& workload, mcp::CallContext& context);
+
+}  // namespace kiln::tools

@@ -1,0 +1,137 @@
+// synccheck: synchronization bugs in a candidate. The static engine (default) compiles it to
+// PTX and analyzes every path for every thread, on this machine, in about a second; the gpu
+// engine runs compute-sanitizer's synccheck on a runner, on one workload.
+#include "check_report_output.h"
+#include "kiln/check/static_synccheck.h"
+#include "kiln/ptx/parser.h"
+#include "kiln/tools/tool_factories.h"
+#include "sanitize_engine.h"
+
+namespace kiln::tools {
+
+using json = nlohmann::json;
+
+namespace {
+
+mcp::ToolResult refusal(const std::string& engine, const std::string& message) {
+  mcp::ToolResult result;
+  result.structured = json{{"engine", engine}, {"error", message}};
+  result.text = message;
+  result.is_error = true;
+  return result;
+}
+
+CheckOutputOptions output_options(const json& arguments, std::string engine, std::string where) {
+  CheckOutputOptions options;
+  options.tool = "synccheck";
+  options.engine = std::move(engine);
+  options.where = std::move(where);
+  options.limit = arguments.value("limit", size_t{20});
+  options.offset = arguments.value("offset", size_t{0});
+  return options;
+}
+
+mcp::ToolResult run_static(CandidateCompiler& compiler, const json& arguments,
+                           const Candidate& candidate) {
+  auto compiled = compiler.compile(arguments, candidate);
+  if (!compiled) return refusal("static", compiled.error().message);
+  if (!compiled->ok) {
+    std::string message = "the candidate does not compile (" +
+                          std::to_string(compiled->errors()) + " error(s))";
+    for (const auto& d : compiled->diagnostics) {
+      if (d.is_error()) {
+        message += "; first: " + d.to_string();
+        break;
+      }
+    }
+    return refusal("static", message + ". Run compile for every diagnostic, fix them, then "
+                                       "synccheck again.");
+  }
+  auto parsed = ptx::parse_ptx(compiled->ptx, {compiled->file_name + ".ptx"});
+  if (!parsed) {
+    return refusal("static", "kiln could not read the PTX nvcc produced: " +
+                                 parsed.error().message +
+                                 ". Use engine \"gpu\" (compute-sanitizer) instead.");
+  }
+  check::SyncCheckOptions options;
+  options.warp_aligned_x = arguments.value("warp_aligned", true);
+  const check::CheckReport report = check::static_synccheck(parsed->module, options);
+  CheckOutputOptions output = output_options(arguments, "static", compiled->arch);
+  output.extra = {{"arch", compiled->arch},
+                  {"compile", {{"cache_hit", compiled->cache_hit},
+                               {"seconds", compiled->seconds},
+                               {"ptx_path", compiled->ptx_path.string()}}}};
+  return check_report_result(report, output);
+}
+
+}  // namespace
+
+mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
+                              std::shared_ptr<GpuJobs> jobs) {
+  mcp::Tool tool;
+  tool.name = "synccheck";
+  tool.title = "Check a candidate's synchronization";
+  tool.description =
+      "Find synchronization bugs before they hang or corrupt a run: __syncthreads/bar.sync "
+      "under thread-divergent code (early returns, divergent loops), warp collectives "
+      "(shfl/vote/ldmatrix/mma/wgmma) under divergence or with masks naming absent lanes, "
+      "named-barrier count mismatches, mbarriers used before init or without the fence, "
+      "cp.async data read before its wait, bulk copies without expect_tx, wgmma without "
+      "fence/commit/wait. engine \"static\" (default) analyzes the PTX for every thread on this "
+      "machine in about a second; \"gpu\" runs compute-sanitizer synccheck on a runner. Each "
+      "finding has the .cu line, the PTX line and a fix.";
+  tool.input_schema = json{
+      {"type", "object"},
+      {"properties",
+       {{"path",
+         {{"type", "string"},
+          {"description", "kernel.cu path: relative to the run directory, or inside the task "
+                          "bundles"}}},
+        {"source", {{"type", "string"}, {"description", "the kernel.cu source inline"}}},
+        {"task",
+         {{"type", "string"},
+          {"pattern", "^[a-z0-9_]+$"},
+          {"description", "task name; default: this run's task"}}},
+        {"arch",
+         {{"type", "string"},
+          {"pattern", "^sm_[0-9]+[af]?$"},
+          {"description", "static engine: nvcc architecture; default: the task's"}}},
+        {"engine",
+         {{"type", "string"},
+          {"enum", {"static", "gpu"}},
+          {"description", "static (default, no GPU) or gpu (compute-sanitizer on a runner)"}}},
+        {"workload",
+         {{"type", "string"},
+          {"description", "gpu engine: the workload to run; default: the smallest"}}},
+        {"warp_aligned",
+         {{"type", "boolean"},
+          {"description", "static engine: blockDim.x is a multiple of 32 (default true)"}}},
+        {"limit",
+         {{"type", "integer"}, {"minimum", 1}, {"maximum", 200},
+          {"description", "findings to return (default 20)"}}},
+        {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "findings to skip"}}}}},
+      {"additionalProperties", false}};
+  tool.output_schema = check_report_schema();
+  tool.annotations = {
+      .read_only = true, .destructive = false, .idempotent = true, .open_world = true};
+  tool.handler = [compiler, jobs](const json& arguments, mcp::CallContext& context) {
+    const std::string engine = arguments.value("engine", "static");
+    auto candidate = compiler->candidate(arguments);
+    if (!candidate) return refusal(engine, candidate.error().message);
+    if (engine == "static") return run_static(*compiler, arguments, *candidate);
+    auto task = jobs->task(arguments.value("task", ""));
+    if (!task) return refusal(engine, task.error().message);
+    auto run = run_sanitizer(*jobs, **task, *candidate, "synccheck",
+                             arguments.value("workload", ""), context);
+    if (!run) return refusal(engine, run.error().message);
+    CheckOutputOptions output = output_options(
+        arguments, "gpu", "compute-sanitizer, workload " + run->workload + ", job " +
+                              run->job_id + " on " + run->runner);
+    output.extra = {{"job_id", run->job_id}, {"runner", run->runner}};
+    if (!run->error.empty()) output.extra["error"] = run->error;
+    return check_report_result(run->report, output);
+  };
+  return tool;
+}
+
+}  // namespace kiln::tools
