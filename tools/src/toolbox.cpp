@@ -33,6 +33,16 @@ CompileToolConfig compile_config(const ToolboxConfig& config, const std::filesys
   return compile;
 }
 
+SimulateToolConfig simulate_config(const ToolboxConfig& config) {
+  SimulateToolConfig simulate;
+  std::error_code no_cwd;
+  simulate.roots.run_dir =
+      config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir;
+  simulate.roots.others = {config.tasks_dir};
+  simulate.sim_runner = config.sim_runner.empty() ? default_sim_runner_path() : config.sim_runner;
+  return simulate;
+}
+
 }  // namespace
 
 Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
@@ -47,6 +57,7 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
   auto compiler =
       std::make_shared<CandidateCompiler>(source, compile_config(config, kb->paths().hw_dir()));
   tools.push_back(make_compile_tool(compiler));
+  tools.push_back(make_simulate_tool(source, simulate_config(config)));
   // Touches nothing either: the runner is chosen and the store opened by the first GPU call.
   GpuJobsConfig gpu;
   std::error_code no_cwd;

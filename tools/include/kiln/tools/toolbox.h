@@ -22,6 +22,7 @@ struct ToolboxConfig {
   std::vector<std::string> runner_urls;  // the runner_urls setting
   bool probe_local_gpu = true;           // with no runner URL, use this machine's GPU (/dev/nvidia0 + kiln-worker)
   std::filesystem::path worker;          // kiln-worker for the local GPU; empty: next to the executable
+  std::filesystem::path sim_runner;      // kiln-sim-run for simulate; empty: next to the executable
   std::filesystem::path results_db;      // the result store; empty: frontier::default_store_path(run_dir)
 };
 
