@@ -330,6 +330,65 @@ TEST_F(ControlTest, SharedMemorySizesAndAClusterOfOneAreVisible) {
   EXPECT_EQ(download<uint32_t>(out, 1)[0], 48u * 100000 + 48 + 10);
 }
 
+// A cluster of two CTAs: each writes its rank into its shared memory, waits at the cluster
+// barrier, then reads its neighbour's word through mapa and ld.shared::cluster.
+const char* const kCluster = R"(
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 4 .u32 word;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, %cluster_nctarank;
+  mov.u32 %r4, word;
+  add.u32 %r5, %r2, 100;
+  st.shared.u32 [%r4], %r5;
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  add.u32 %r6, %r2, 1;
+  rem.u32 %r6, %r6, %r3;
+  mapa.shared::cluster.u32 %r7, %r4, %r6;
+  ld.shared::cluster.u32 %r8, [%r7];
+  mov.u32 %r9, %ctaid.x;
+  mad.lo.u32 %r10, %r9, 32, %r1;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r10, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mad.lo.u32 %r11, %r2, 1000, %r8;
+  st.global.u32 [%rd3], %r11;
+  ret;
+}
+)";
+
+TEST_F(ControlTest, ClusterCtasShareMemoryThroughMapaAndSynchronize) {
+  ModuleHandle m = load(ptx_module(kCluster));
+  uint64_t out = zeros<uint32_t>(4 * 32);
+  LaunchConfig config;
+  config.grid = {4};
+  config.block = {32};
+  config.cluster = {2, 1, 1};
+  Result<LaunchReport> r = device_.launch(m, "k", config, Params().add(out).bytes());
+  ASSERT_TRUE(r.ok());
+  for (const LaunchFault& f : r->faults) ADD_FAILURE() << f.kind << ": " << f.message;
+  std::vector<uint32_t> got = download<uint32_t>(out, 4 * 32);
+  for (uint32_t cta = 0; cta < 4; ++cta) {
+    uint32_t rank = cta % 2, neighbour = (rank + 1) % 2;
+    for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[cta * 32 + t], rank * 1000 + 100 + neighbour);
+  }
+  // A rank outside the cluster is reported.
+  config.cluster = {1, 1, 1};
+  Result<LaunchReport> alone = device_.launch(m, "k", config, Params().add(out).bytes());
+  ASSERT_TRUE(alone.ok());
+  EXPECT_TRUE(alone->ok());  // rank (0 + 1) % 1 = 0: its own word
+  config.grid = {3};
+  config.cluster = {2, 1, 1};
+  Result<LaunchReport> uneven = device_.launch(m, "k", config, Params().add(out).bytes());
+  ASSERT_TRUE(uneven.ok());
+  ASSERT_EQ(uneven->faults.size(), 1u);
+  EXPECT_EQ(uneven->faults[0].kind, "invalid_launch");
+}
+
 TEST_F(ControlTest, BrxIdxJumpsPerLaneAndReconverges) {
   ModuleHandle m = load(per_thread(R"(
   rem.u32 %r2, %r1, 3;

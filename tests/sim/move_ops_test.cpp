@@ -39,12 +39,14 @@ TEST_F(MoveOpsTest, PredicateLogic) {
   EXPECT_EQ(eval(code, 32, 32, {0, 1, 0, 1}, {0, 0, 1, 1}), (std::vector<uint64_t>{1, 0, 0, 1}));
 }
 
-TEST_F(MoveOpsTest, ConstantPredicatesAndMapaInAClusterOfOne) {
+TEST_F(MoveOpsTest, ConstantPredicatesAndMapaEncodingTheTargetRank) {
   EXPECT_EQ(eval("mov.pred %p, 1; mov.pred %q, 0; selp.u32 %d, 1, 0, %p; selp.u32 %t, 2, 0, %q; "
                  "add.u32 %d, %d, %t",
                  32, 32, {0})[0],
             1u);
-  EXPECT_EQ(eval("mapa.u64 %d, %a, 0", 64, 64, {0x1234560})[0], 0x1234560u);
+  // A shared::cluster address keeps the offset and carries rank + 1 above bit 24; the CTA's
+  // own address (rank field 0) and a mapped one reach the same bytes (ControlTest covers that).
+  EXPECT_EQ(eval("mapa.shared::cluster.u32 %d, %a, 1", 32, 32, {0x40})[0], (2u << 24) | 0x40u);
 }
 
 }  // namespace

@@ -15,6 +15,11 @@ inline constexpr uint64_t kParamWindow = 0x0003'0000'0000'0000ull;
 inline constexpr uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;  // first allocation
 inline constexpr uint64_t kGlobalAlignment = 256;
 
+// A shared::cluster address (mapa) carries the target CTA's rank + 1 above the shared offset;
+// a plain shared address (rank field 0) names the executing CTA.
+inline constexpr uint32_t kClusterRankShift = 24;
+inline constexpr uint64_t kSharedOffsetMask = (1ull << kClusterRankShift) - 1;
+
 inline bool in_window(uint64_t address, uint64_t window) { return address - window < kWindowBytes; }
 
 }  // namespace kiln::sim

@@ -87,9 +87,11 @@ void cp_async_mbarrier_arrive(Exec& x, const Inst& in, uint32_t mask) {
   w.uncommitted.clear();
   if (!(in.flags & 1)) return;  // without .noinc the pending count was raised and lowered
   for_lanes(mask, [&](uint32_t l) {
-    uint32_t off = x.shared_offset(in.space, base[l] + static_cast<uint64_t>(in.imm), 8, l, in);
+    Cta* owner = nullptr;
+    uint32_t off =
+        x.shared_offset(in.space, base[l] + static_cast<uint64_t>(in.imm), 8, l, in, &owner);
     if (off == UINT32_MAX) return;
-    if (Mbarrier* m = find_mbarrier(x, in, off, l)) mbarrier_arrive(*m, 1);
+    if (Mbarrier* m = find_mbarrier(x, *owner, in, off, l)) mbarrier_arrive(*m, 1);
   });
 }
 
@@ -118,7 +120,8 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
   for_lanes(mask, [&](uint32_t l) {
     if (x.event & kEventFault) return;
     uint64_t address = base[l] + static_cast<uint64_t>(in.imm);
-    uint32_t off = x.shared_offset(in.space, address, 8, l, in);
+    Cta* owner = nullptr;  // arrive and complete_tx may name another CTA's barrier
+    uint32_t off = x.shared_offset(in.space, address, 8, l, in, &owner);
     if (off == UINT32_MAX) return;
     if (off % 8 != 0) {
       x.fault(in, l, "misaligned", address, "an mbarrier object must be 8-byte aligned");
@@ -126,10 +129,10 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
     }
     if (op == Init) {
       uint32_t count = static_cast<uint32_t>(x.reg(o[1])[l]);
-      x.cta->mbarriers[off] = Mbarrier{count, count, 0, 0};
+      owner->mbarriers[off] = Mbarrier{count, count, 0, 0};
       return;
     }
-    Mbarrier* m = find_mbarrier(x, in, off, l);
+    Mbarrier* m = find_mbarrier(x, *owner, in, off, l);
     if (m == nullptr) return;
     switch (op) {
       case Arrive:
@@ -184,9 +187,9 @@ bool push_address(Decoder& d, const ptx::Operand& op, Inst& out) {
 
 }  // namespace
 
-Mbarrier* find_mbarrier(Exec& x, const Inst& in, uint32_t offset, uint32_t lane) {
-  auto it = x.cta->mbarriers.find(offset);
-  if (it == x.cta->mbarriers.end()) {
+Mbarrier* find_mbarrier(Exec& x, Cta& cta, const Inst& in, uint32_t offset, uint32_t lane) {
+  auto it = cta.mbarriers.find(offset);
+  if (it == cta.mbarriers.end()) {
     x.fault(in, lane, "invalid_launch", offset,
             "mbarrier at shared offset " + std::to_string(offset) +
                 " is used before mbarrier.init; initialize it (and fence.mbarrier_init / "

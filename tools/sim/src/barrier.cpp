@@ -37,6 +37,30 @@ void release_completed_barriers(Cta& cta) {
   for (uint32_t id = 0; id < cta.barriers.size(); ++id) try_release_barrier(cta, id);
 }
 
+bool try_release_cluster_barrier(Exec& x) {
+  ClusterBarrier& b = *x.cluster_barrier;
+  if (b.arrived == 0) return false;
+  uint32_t expected = 0;
+  for (const Cta* cta : x.cluster_ctas) expected += cta->live_threads;
+  if (b.arrived < expected) return false;
+  for (const auto& [rank, warp] : b.waiting) {
+    Warp& w = x.cluster_ctas[rank]->warps[warp];
+    if (w.state == WarpState::AtBarrier) w.state = WarpState::Ready;
+  }
+  b = ClusterBarrier{};
+  return true;
+}
+
+std::string describe_cluster_waiting(const Exec& x) {
+  const ClusterBarrier& b = *x.cluster_barrier;
+  if (b.waiting.empty()) return "";
+  uint32_t expected = 0;
+  for (const Cta* cta : x.cluster_ctas) expected += cta->live_threads;
+  return std::to_string(b.waiting.size()) + " warp(s) wait at barrier.cluster (" +
+         std::to_string(b.arrived) + " of " + std::to_string(expected) +
+         " threads of the cluster arrived)";
+}
+
 std::string describe_waiting(const Cta& cta) {
   std::string text;
   for (uint32_t id = 0; id < cta.barriers.size(); ++id) {

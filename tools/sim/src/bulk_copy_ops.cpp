@@ -22,9 +22,10 @@ using ptx::Type;
 enum BulkKind : uint8_t { GlobalToShared, SharedToGlobal, SharedToShared, TensorLoad, TensorStore };
 
 void arrive_tx(Exec& x, const Inst& in, uint64_t mbar_address, uint32_t lane, int64_t bytes) {
-  uint32_t off = x.shared_offset(Space::Shared, mbar_address, 8, lane, in);
+  Cta* owner = nullptr;
+  uint32_t off = x.shared_offset(Space::Shared, mbar_address, 8, lane, in, &owner);
   if (off == UINT32_MAX) return;
-  if (Mbarrier* m = find_mbarrier(x, in, off, lane)) mbarrier_complete_tx(*m, bytes);
+  if (Mbarrier* m = find_mbarrier(x, *owner, in, off, lane)) mbarrier_complete_tx(*m, bytes);
 }
 
 // ops: dst, src, size, mbar (GlobalToShared / SharedToShared), or dst, src, size.
@@ -166,7 +167,7 @@ bool decode_bulk(Decoder& d, const ptx::Instruction& in, Inst& out) {
     return true;
   }
   if (in.has_modifier("multicast::cluster")) {
-    d.fail("multicast bulk copies need clusters, which are not simulated yet");
+    d.fail("multicast bulk copies (.multicast::cluster) are not supported yet");
     return false;
   }
   std::vector<ptx::StateSpace> spaces = in.state_spaces();

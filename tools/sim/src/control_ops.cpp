@@ -92,6 +92,15 @@ void bar(Exec& x, const Inst& in, uint32_t mask) {
                 " is not a multiple of the warp size (32)");
     return;
   }
+  if (in.target == 16) {  // barrier.cluster.wait: every thread of the cluster
+    ClusterBarrier& cb = *x.cluster_barrier;
+    cb.arrived += static_cast<uint32_t>(std::popcount(mask));
+    w.state = WarpState::AtBarrier;
+    cb.waiting.push_back({x.cta->rank, w.index});
+    x.event |= kEventBlock;
+    try_release_cluster_barrier(x);
+    return;
+  }
   NamedBarrier& b = x.cta->barriers[id];
   if (count != 0) b.expected = count;
   b.arrived += static_cast<uint32_t>(std::popcount(mask));

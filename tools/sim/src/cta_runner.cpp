@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "barrier.h"
+#include "special_registers.h"
 
 namespace kiln::sim {
 
@@ -12,124 +13,48 @@ namespace {
 
 constexpr uint64_t kSlice = 1u << 14;  // warp-instructions before the next warp gets a turn
 
-uint32_t component_of(const Dim3& d, char c) { return c == 'y' ? d.y : c == 'z' ? d.z : d.x; }
-
 }  // namespace
 
 CtaRunner::CtaRunner(Exec& exec, const RunLimits& limits)
     : x_(exec), limits_(limits), start_(std::chrono::steady_clock::now()) {}
 
-void CtaRunner::set_up(Dim3 id) {
+void CtaRunner::set_up(Dim3 first) {
   const Program& p = *x_.program;
   const LaunchConfig& c = x_.config;
   uint32_t threads = c.block.x * c.block.y * c.block.z;
   uint32_t warps = (threads + 31) / 32;
-  cta_.id = id;
-  cta_.live_threads = threads;
-  cta_.warps.assign(warps, Warp{});
-  cta_.regs.assign(static_cast<size_t>(warps) * p.value_slots * 32, 0);
-  cta_.preds.assign(static_cast<size_t>(warps) * std::max<uint32_t>(1, p.predicate_slots), 0);
-  cta_.shared.assign(x_.shared_bytes, 0);
-  cta_.local.assign(static_cast<size_t>(warps) * 32 * p.local_bytes, 0);
-  for (NamedBarrier& b : cta_.barriers) b = NamedBarrier{};
-  cta_.mbarriers.clear();
-  for (uint32_t i = 0; i < warps; ++i) {
-    Warp& w = cta_.warps[i];
-    w.index = i;
-    uint32_t lanes = std::min<uint32_t>(32, threads - i * 32);
-    w.live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
-    w.stack.push_back({0, kNoReconverge, w.live});
-    w.regs = cta_.regs.data() + static_cast<size_t>(i) * p.value_slots * 32;
-    w.preds = cta_.preds.data() + static_cast<size_t>(i) * std::max<uint32_t>(1, p.predicate_slots);
-    fill_constants(w);
-  }
-  x_.cta = &cta_;
-}
-
-void CtaRunner::fill_constants(Warp& w) {
-  using ptx::SpecialRegister;
-  const LaunchConfig& c = x_.config;
-  x_.warp = &w;
-  for (const ConstantSlot& k : x_.program->constants) {
-    uint64_t* r = w.regs + static_cast<size_t>(k.slot) * 32;
-    if (k.kind == ConstantSlot::Kind::Value) {
-      std::fill(r, r + 32, k.value);
-      continue;
-    }
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      Dim3 t = x_.thread_of(lane);
-      uint64_t v = 0;
-      switch (k.special) {
-        case SpecialRegister::Tid:
-          v = component_of(t, k.component);
-          break;
-        case SpecialRegister::Ntid:
-          v = component_of(c.block, k.component);
-          break;
-        case SpecialRegister::Laneid:
-          v = lane;
-          break;
-        case SpecialRegister::Warpid:
-          v = w.index;
-          break;
-        case SpecialRegister::Nwarpid:
-          v = cta_.warps.size();
-          break;
-        case SpecialRegister::Ctaid:
-          v = component_of(cta_.id, k.component);
-          break;
-        case SpecialRegister::Nctaid:
-          v = component_of(c.grid, k.component);
-          break;
-        case SpecialRegister::Smid: {
-          uint64_t linear =
-              cta_.id.x + static_cast<uint64_t>(c.grid.x) *
-                              (cta_.id.y + static_cast<uint64_t>(c.grid.y) * cta_.id.z);
-          v = linear % limits_.multiprocessors;
-          break;
-        }
-        case SpecialRegister::Nsmid:
-          v = limits_.multiprocessors;
-          break;
-        case SpecialRegister::LanemaskEq:
-          v = 1u << lane;
-          break;
-        case SpecialRegister::LanemaskLe:
-          v = lane == 31 ? 0xffffffffu : (2u << lane) - 1;
-          break;
-        case SpecialRegister::LanemaskLt:
-          v = (1u << lane) - 1;
-          break;
-        case SpecialRegister::LanemaskGe:
-          v = ~((1u << lane) - 1);
-          break;
-        case SpecialRegister::LanemaskGt:
-          v = lane == 31 ? 0 : ~((2u << lane) - 1);
-          break;
-        case SpecialRegister::DynamicSmemSize:
-          v = c.dynamic_shared_bytes;
-          break;
-        case SpecialRegister::TotalSmemSize:
-        case SpecialRegister::AggrSmemSize:
-          v = x_.shared_bytes;
-          break;
-        case SpecialRegister::Clusterid:
-          v = component_of(cta_.id, k.component);
-          break;
-        case SpecialRegister::Nclusterid:
-          v = component_of(c.grid, k.component);
-          break;
-        case SpecialRegister::ClusterNctaid:
-          v = 1;
-          break;
-        case SpecialRegister::ClusterNctarank:
-          v = 1;
-          break;
-        default:
-          v = 0;
-          break;  // cluster ranks 0, %gridid 0, reserved offsets 0, %envreg 0
-      }
-      r[lane] = v;
+  uint32_t size = c.cluster.x * c.cluster.y * c.cluster.z;
+  while (ctas_.size() < size) ctas_.push_back(std::make_unique<Cta>());
+  ctas_.resize(size);
+  x_.cluster_ctas.clear();
+  cluster_barrier_ = ClusterBarrier{};
+  x_.cluster_barrier = &cluster_barrier_;
+  for (uint32_t rank = 0; rank < size; ++rank) {
+    Cta& cta = *ctas_[rank];
+    cta.rank = rank;
+    cta.id = {first.x + rank % c.cluster.x, first.y + (rank / c.cluster.x) % c.cluster.y,
+              first.z + rank / (c.cluster.x * c.cluster.y)};
+    cta.live_threads = threads;
+    cta.warps.assign(warps, Warp{});
+    cta.regs.assign(static_cast<size_t>(warps) * p.value_slots * 32, 0);
+    cta.preds.assign(static_cast<size_t>(warps) * std::max<uint32_t>(1, p.predicate_slots), 0);
+    cta.shared.assign(x_.shared_bytes, 0);
+    cta.local.assign(static_cast<size_t>(warps) * 32 * p.local_bytes, 0);
+    for (NamedBarrier& b : cta.barriers) b = NamedBarrier{};
+    cta.mbarriers.clear();
+    x_.cluster_ctas.push_back(&cta);
+    x_.cta = &cta;
+    for (uint32_t i = 0; i < warps; ++i) {
+      Warp& w = cta.warps[i];
+      w.index = i;
+      uint32_t lanes = std::min<uint32_t>(32, threads - i * 32);
+      w.live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+      w.stack.push_back({0, kNoReconverge, w.live});
+      w.regs = cta.regs.data() + static_cast<size_t>(i) * p.value_slots * 32;
+      w.preds =
+          cta.preds.data() + static_cast<size_t>(i) * std::max<uint32_t>(1, p.predicate_slots);
+      x_.warp = &w;
+      fill_constants(x_, cta, w, limits_.multiprocessors);
     }
   }
 }
@@ -184,7 +109,10 @@ void CtaRunner::run_warp(Warp& w) {
       uint32_t event = x.event;
       x.event = kEventNone;
       if (event & kEventFault) break;
-      if (event & kEventExit) release_completed_barriers(cta_);
+      if (event & kEventExit) {
+        release_completed_barriers(*x.cta);
+        try_release_cluster_barrier(x);
+      }
       if (w.state != WarpState::Ready) break;
       while (w.pc == w.stack.back().reconverge) {
         w.stack.pop_back();
@@ -222,38 +150,53 @@ void CtaRunner::rotate_siblings(Warp& w) {
   w.pc = w.stack.back().pc;
 }
 
-bool CtaRunner::run(Dim3 id) {
-  set_up(id);
+bool CtaRunner::run(Dim3 first) {
+  set_up(first);
   for (;;) {
     bool any_live = false, progressed = false;
-    for (Warp& w : cta_.warps) {
-      if (w.state == WarpState::Done) continue;
-      any_live = true;
-      if (w.state != WarpState::Ready) continue;
-      run_warp(w);
-      progressed = true;
-      if (!x_.faults.empty()) return false;
-      if (over_limits(w)) return false;
+    for (const std::unique_ptr<Cta>& cta : ctas_) {
+      x_.cta = cta.get();
+      for (Warp& w : cta->warps) {
+        if (w.state == WarpState::Done) continue;
+        any_live = true;
+        if (w.state != WarpState::Ready) continue;
+        run_warp(w);
+        progressed = true;
+        if (!x_.faults.empty()) return false;
+        if (over_limits(w)) return false;
+      }
     }
     if (!any_live) return true;
     if (!progressed) {
-      Warp* first = nullptr;
-      for (Warp& w : cta_.warps) {
-        if (w.state == WarpState::AtBarrier) {
-          first = &w;
-          break;
-        }
-      }
-      x_.warp = first;
-      const Inst& here = x_.program->code[first->pc - 1];
-      x_.fault(here, static_cast<uint32_t>(std::countr_zero(first->live | 0x80000000u)), "deadlock",
-               0,
-               "every live warp of the CTA waits and none can proceed: " + describe_waiting(cta_) +
-                   "; check that all threads reach each barrier (an early return before "
-                   "__syncthreads leaves the count short) and that named-barrier counts match");
+      report_deadlock();
       return false;
     }
   }
+}
+
+void CtaRunner::report_deadlock() {
+  std::string waiting;
+  Warp* first = nullptr;
+  for (const std::unique_ptr<Cta>& cta : ctas_) {
+    for (Warp& w : cta->warps) {
+      if (w.state == WarpState::AtBarrier && first == nullptr) {
+        first = &w;
+        x_.cta = cta.get();
+      }
+    }
+    std::string here = describe_waiting(*cta);
+    if (here.empty()) continue;
+    if (!waiting.empty()) waiting += "; ";
+    waiting += ctas_.size() > 1 ? "CTA rank " + std::to_string(cta->rank) + ": " + here : here;
+  }
+  std::string cluster = describe_cluster_waiting(x_);
+  if (!cluster.empty()) waiting += (waiting.empty() ? "" : "; ") + cluster;
+  x_.warp = first;
+  const Inst& here = x_.program->code[first->pc - 1];
+  x_.fault(here, static_cast<uint32_t>(std::countr_zero(first->live | 0x80000000u)), "deadlock", 0,
+           "every live warp waits and none can proceed: " + waiting +
+               "; check that all threads reach each barrier (an early return before "
+               "__syncthreads leaves the count short) and that named-barrier counts match");
 }
 
 }  // namespace kiln::sim

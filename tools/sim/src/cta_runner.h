@@ -1,10 +1,13 @@
-// Runs the CTAs of a launch, one after another (CTAs of a grid are independent): sets up each
-// CTA's warps, registers, shared and local memory, then schedules its warps round-robin until
-// all exit, a fault stops the launch, or every live warp waits forever (deadlock).
+// Runs the CTAs of a launch one cluster at a time (CTAs of different clusters are independent;
+// without clusters a cluster is one CTA): sets up each CTA's warps, registers, shared and local
+// memory, then schedules all warps of the cluster round-robin until all exit, a fault stops
+// the launch, or every live warp waits forever (deadlock).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "exec.h"
 #include "kiln/sim/device.h"
@@ -22,19 +25,21 @@ class CtaRunner {
  public:
   CtaRunner(Exec& exec, const RunLimits& limits);
 
-  // Runs CTA `id` to completion; false when a fault stopped it (see Exec::faults).
-  bool run(Dim3 id);
+  // Runs the cluster whose first CTA is `first` (x.config.cluster CTAs) to completion; false
+  // when a fault stopped it (see Exec::faults).
+  bool run(Dim3 first);
 
  private:
-  void set_up(Dim3 id);
-  void fill_constants(Warp& warp);
+  void set_up(Dim3 first);
   void run_warp(Warp& warp);
+  void report_deadlock();
   bool over_limits(Warp& warp);
   void rotate_siblings(Warp& warp);
 
   Exec& x_;
   RunLimits limits_;
-  Cta cta_;
+  std::vector<std::unique_ptr<Cta>> ctas_;  // by rank in the cluster
+  ClusterBarrier cluster_barrier_;
   std::chrono::steady_clock::time_point start_;
 };
 

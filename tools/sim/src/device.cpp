@@ -158,6 +158,17 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   if (g.y > props.max_grid_dim.y || g.z > props.max_grid_dim.z) {
     return invalid_launch("grid " + dims(g) + " exceeds the limits " + dims(props.max_grid_dim));
   }
+  // Clusters: the launch's attribute, else the kernel's __cluster_dims__ (.reqnctapercluster).
+  Dim3 cluster = config.cluster;
+  if (cluster.x * cluster.y * cluster.z <= 1) cluster = info->cluster;
+  if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0) cluster = {1, 1, 1};
+  if (g.x % cluster.x != 0 || g.y % cluster.y != 0 || g.z % cluster.z != 0) {
+    return invalid_launch("grid " + dims(g) + " is not a whole number of clusters of " +
+                          dims(cluster) + "; make each grid dimension a multiple of the cluster's");
+  }
+  if (cluster.x * cluster.y * cluster.z > 16) {
+    return invalid_launch("cluster " + dims(cluster) + " has more than 16 CTAs");
+  }
   if (params.size() < info->param_bytes) {
     return invalid_launch("the kernel takes " + std::to_string(info->param_bytes) +
                           " bytes of parameters but the launch passed " +
@@ -183,6 +194,7 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   x.params = param_buffer.data();
   x.param_bytes = static_cast<uint32_t>(params.size());
   x.config = config;
+  x.config.cluster = cluster;
   x.shared_bytes = static_cast<uint32_t>(shared);
 
   RunLimits limits;
@@ -193,9 +205,10 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   auto start = std::chrono::steady_clock::now();
   CtaRunner runner(x, limits);
   bool ok = true;
-  for (uint32_t z = 0; z < g.z && ok; ++z) {
-    for (uint32_t y = 0; y < g.y && ok; ++y) {
-      for (uint32_t xx = 0; xx < g.x && ok; ++xx) ok = runner.run({xx, y, z});
+  const Dim3& cl = x.config.cluster;
+  for (uint32_t z = 0; z < g.z && ok; z += cl.z) {
+    for (uint32_t y = 0; y < g.y && ok; y += cl.y) {
+      for (uint32_t xx = 0; xx < g.x && ok; xx += cl.x) ok = runner.run({xx, y, z});
     }
   }
 

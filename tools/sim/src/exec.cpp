@@ -86,7 +86,9 @@ uint8_t* Exec::resolve(Space space, uint64_t address, uint32_t bytes, uint32_t a
     case Space::Global:
     case Space::Const:
       return global_bytes(address, bytes, lane, inst);
-    case Space::Shared:
+    case Space::Shared: {
+      Cta* owner = shared_owner(address, lane, inst);
+      if (owner == nullptr) return nullptr;
       if (address >= shared_bytes || bytes > shared_bytes - address) {
         fault(inst, lane, "out_of_bounds", address,
               "shared access of " + std::to_string(bytes) + " bytes at offset " +
@@ -96,7 +98,8 @@ uint8_t* Exec::resolve(Space space, uint64_t address, uint32_t bytes, uint32_t a
                   "index, or pass enough dynamic shared memory at launch");
         return nullptr;
       }
-      return cta->shared.data() + address;
+      return owner->shared.data() + address;
+    }
     case Space::Local: {
       uint32_t size = program->local_bytes;
       if (address >= size || bytes > size - address) {
@@ -133,8 +136,25 @@ uint8_t* Exec::resolve(Space space, uint64_t address, uint32_t bytes, uint32_t a
   return global_bytes(address, bytes, lane, inst);
 }
 
+Cta* Exec::shared_owner(uint64_t& address, uint32_t lane, const Inst& inst) {
+  uint64_t field = address >> kClusterRankShift;
+  if (field == 0) return cta;
+  if (field > cluster_ctas.size()) {
+    fault(
+        inst, lane, "out_of_bounds", address,
+        "shared address " + hex(address) + " is outside the CTA's " + std::to_string(shared_bytes) +
+            " bytes of shared memory (read as a "
+            "shared::cluster address it names CTA rank " +
+            std::to_string(field - 1) + ", but the cluster has " +
+            std::to_string(cluster_ctas.size()) + "); check the index, or the rank passed to mapa");
+    return nullptr;
+  }
+  address &= kSharedOffsetMask;
+  return cluster_ctas[field - 1];
+}
+
 uint32_t Exec::shared_offset(Space space, uint64_t address, uint32_t bytes, uint32_t lane,
-                             const Inst& inst) {
+                             const Inst& inst, Cta** owner) {
   if (space == Space::Generic) {
     if (!in_window(address, kSharedWindow)) {
       fault(inst, lane, "out_of_bounds", address,
@@ -145,13 +165,23 @@ uint32_t Exec::shared_offset(Space space, uint64_t address, uint32_t bytes, uint
     }
     address -= kSharedWindow;
   }
+  uint64_t original = address;
+  Cta* target = shared_owner(address, lane, inst);
+  if (target == nullptr) return UINT32_MAX;
+  if (target != cta && owner == nullptr) {
+    fault(inst, lane, "unsupported_instruction", original,
+          "this instruction cannot reach another CTA's shared memory (address " + hex(original) +
+              "); use ld/st.shared::cluster, or the CTA's own shared memory");
+    return UINT32_MAX;
+  }
   if (address >= shared_bytes || bytes > shared_bytes - address) {
-    fault(inst, lane, "out_of_bounds", address,
+    fault(inst, lane, "out_of_bounds", original,
           "shared access of " + std::to_string(bytes) + " bytes at offset " +
               std::to_string(address) + " is outside the CTA's " + std::to_string(shared_bytes) +
               " bytes of shared memory");
     return UINT32_MAX;
   }
+  if (owner != nullptr) *owner = target;
   return static_cast<uint32_t>(address);
 }
 

@@ -85,6 +85,12 @@ struct Mbarrier {
   uint32_t phase = 0;     // completed phases
 };
 
+// barrier.cluster: every live thread of every CTA of the cluster.
+struct ClusterBarrier {
+  uint32_t arrived = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> waiting;  // (CTA rank, warp index)
+};
+
 // Counters for LaunchStats, kept as plain arrays on the hot path.
 struct Counters {
   uint64_t warp_instructions = 0;
@@ -98,12 +104,13 @@ struct Counters {
 
 struct Cta {
   Dim3 id;
+  uint32_t rank = 0;  // %cluster_ctarank
   std::vector<Warp> warps;
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   std::vector<uint8_t> shared;
-  std::vector<uint8_t> local;                        // threads x local_bytes
-  std::array<NamedBarrier, 17> barriers;             // 16: barrier.cluster (cluster of one CTA)
+  std::vector<uint8_t> local;  // threads x local_bytes
+  std::array<NamedBarrier, 16> barriers;
   std::unordered_map<uint32_t, Mbarrier> mbarriers;  // by shared offset
   uint32_t live_threads = 0;
 };
@@ -128,7 +135,9 @@ struct Exec {
   Counters counters;
   std::vector<LaunchFault> faults;
   uint64_t slice_steps = 0;  // warp-instructions of the running slice, not yet in counters
-  // The CTA and warp running now.
+  // The cluster (its CTAs by rank), and the CTA and warp running now.
+  std::vector<Cta*> cluster_ctas;
+  ClusterBarrier* cluster_barrier = nullptr;
   Cta* cta = nullptr;
   Warp* warp = nullptr;
   uint64_t* regs = nullptr;
@@ -155,9 +164,14 @@ struct Exec {
   uint8_t* resolve(Space space, uint64_t address, uint32_t bytes, uint32_t align, uint32_t lane,
                    const Inst& inst);
   uint8_t* global_bytes(uint64_t address, uint32_t bytes, uint32_t lane, const Inst& inst);
-  // Shared offset of a .shared or generic address, checked; UINT32_MAX after a fault.
+  // The CTA a shared address names (a shared::cluster address carries a rank) with the rank
+  // bits stripped from `address`; nullptr after a fault.
+  Cta* shared_owner(uint64_t& address, uint32_t lane, const Inst& inst);
+  // Shared offset of a .shared or generic address, checked; UINT32_MAX after a fault. A
+  // shared::cluster address of another CTA is accepted only with `owner`, which receives the
+  // CTA it names (this CTA otherwise).
   uint32_t shared_offset(Space space, uint64_t address, uint32_t bytes, uint32_t lane,
-                         const Inst& inst);
+                         const Inst& inst, Cta** owner = nullptr);
 
   void fault(const Inst& inst, uint32_t lane, const char* kind, uint64_t address,
              std::string message);

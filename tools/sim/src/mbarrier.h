@@ -8,8 +8,9 @@
 
 namespace kiln::sim {
 
-// The barrier at `offset`, or nullptr after raising a fault (never initialized).
-Mbarrier* find_mbarrier(Exec& x, const Inst& in, uint32_t offset, uint32_t lane);
+// The barrier at `offset` of `cta`'s shared memory, or nullptr after raising a fault (never
+// initialized).
+Mbarrier* find_mbarrier(Exec& x, Cta& cta, const Inst& in, uint32_t offset, uint32_t lane);
 // Counts `count` arrivals; completes the phase when no arrival or transaction byte is missing.
 void mbarrier_arrive(Mbarrier& m, uint32_t count);
 // Transaction bytes arrived (cp.async.bulk, complete_tx).

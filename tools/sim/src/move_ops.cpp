@@ -47,6 +47,19 @@ void unpack(Exec& x, const Inst& in, uint32_t mask) {
   });
 }
 
+// mapa: ops d, a, rank. mode 1: generic addresses (in the shared window).
+void mapa(Exec& x, const Inst& in, uint32_t mask) {
+  const uint32_t* o = x.ops(in);
+  uint64_t* d = x.reg(o[0]);
+  const uint64_t *a = x.reg(o[1]), *r = x.reg(o[2]);
+  bool generic = in.mode == 1;
+  for_lanes(mask, [&](uint32_t l) {
+    uint64_t address = generic ? a[l] - kSharedWindow : a[l];
+    uint64_t mapped = ((r[l] + 1) << kClusterRankShift) | (address & kSharedOffsetMask);
+    d[l] = generic ? mapped + kSharedWindow : mapped;
+  });
+}
+
 // %clock, %clock64, %globaltimer: counters that only grow (warp-instructions so far).
 void clock_read(Exec& x, const Inst& in, uint32_t mask) {
   uint64_t* d = x.reg(x.ops(in)[0]);
@@ -162,12 +175,11 @@ bool decode_move(Decoder& d, const ptx::Instruction& in, Inst& out) {
     return true;
   }
   if (in.opcode == Opcode::Mapa) {
-    // mapa d, a, rank: with one CTA per cluster the only rank is 0 and the address maps to
-    // itself (a rank check belongs to a cluster-aware simulator).
+    // mapa{.shared::cluster} d, a, rank: the same shared byte in CTA `rank` of the cluster.
     if (in.operands.size() != 3) return false;
-    d.push(d.value(in.operands[0], t));
-    d.push(d.value(in.operands[1], t));
-    out.fn = &mov;
+    for (size_t i = 0; i < 3; ++i) d.push(d.value(in.operands[i], i == 2 ? Type::U32 : t));
+    out.mode = in.state_space() == ptx::StateSpace::Generic ? 1 : 0;
+    out.fn = &mapa;
     return true;
   }
   if (in.opcode == Opcode::Cvta) {
