@@ -121,6 +121,70 @@ TEST_F(BulkCopyOpsTest, TensorLoadApplies128ByteSwizzle) {
   }
 }
 
+// A cluster of two CTAs: each initializes its mbarrier (expecting the box's bytes), the cluster
+// synchronizes, CTA rank 0 multicasts one box to both, and every thread copies its CTA's box.
+TEST_F(BulkCopyOpsTest, MulticastTensorLoadFillsEveryCtaOfTheMask) {
+  ModuleHandle m = load(ptx_module(R"(
+.visible .entry k(.param .align 64 .b8 map[128], .param .u64 out)
+{
+  .shared .align 1024 .b8 smem[1024];
+  .shared .align 8 .b64 bar;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<12>;
+  .reg .b16 %h<2>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, smem;
+  mov.u32 %r4, %cluster_ctarank;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra READY;
+  mbarrier.init.shared.b64 [%r2], 1;
+  mbarrier.arrive.expect_tx.shared.b64 %rd1, [%r2], 128;
+READY:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  or.b32 %r5, %r1, %r4;
+  setp.ne.u32 %p2, %r5, 0;
+  @%p2 bra WAIT;
+  mov.u64 %rd2, map;
+  cvta.param.u64 %rd3, %rd2;
+  mov.u32 %r6, 0;
+  mov.u16 %h1, 3;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r3], [%rd3, {%r6, %r6}], [%r2], %h1;
+WAIT:
+  mbarrier.try_wait.parity.shared.b64 %p3, [%r2], 0;
+  @!%p3 bra WAIT;
+  shl.b32 %r7, %r1, 2;
+  add.u32 %r8, %r3, %r7;
+  ld.shared.u32 %r9, [%r8];
+  mov.u32 %r10, %ctaid.x;
+  mad.lo.u32 %r11, %r10, 32, %r1;
+  ld.param.u64 %rd4, [out];
+  mul.wide.u32 %rd5, %r11, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.u32 [%rd6], %r9;
+  ret;
+}
+)"));
+  std::vector<uint32_t> g(8 * 4);
+  for (uint32_t i = 0; i < g.size(); ++i) g[i] = 500 + i;
+  uint64_t pg = upload(g);
+  MapBytes map = make_map(pg, 8, 4, 8, 4, 0);
+  uint64_t out = zeros<uint32_t>(64);
+  LaunchConfig config;
+  config.grid = {2};
+  config.block = {32};
+  config.cluster = {2, 1, 1};
+  Params p;
+  p.add(map).add(out);
+  Result<LaunchReport> r = device_.launch(m, "k", config, p.bytes());
+  ASSERT_TRUE(r.ok());
+  for (const LaunchFault& f : r->faults) ADD_FAILURE() << f.kind << ": " << f.message;
+  std::vector<uint32_t> got = download<uint32_t>(out, 64);
+  for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(got[i], 500 + i % 32) << i;
+}
+
 TEST_F(BulkCopyOpsTest, BulkCopyCompletesTransactionBytes) {
   ModuleHandle m = load(ptx_module(R"(
 .visible .entry k(.param .u64 in, .param .u64 out)

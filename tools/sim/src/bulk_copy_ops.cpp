@@ -21,12 +21,18 @@ using ptx::Type;
 
 enum BulkKind : uint8_t { GlobalToShared, SharedToGlobal, SharedToShared, TensorLoad, TensorStore };
 
-void arrive_tx(Exec& x, const Inst& in, uint64_t mbar_address, uint32_t lane, int64_t bytes) {
+// Transaction bytes arrive on the mbarrier at `mbar_address` (with multicast: the barrier at the
+// same offset in `destination`).
+void arrive_tx(Exec& x, const Inst& in, uint64_t mbar_address, uint32_t lane, int64_t bytes,
+               Cta* destination = nullptr) {
   Cta* owner = nullptr;
   uint32_t off = x.shared_offset(Space::Shared, mbar_address, 8, lane, in, &owner);
   if (off == UINT32_MAX) return;
-  if (Mbarrier* m = find_mbarrier(x, *owner, in, off, lane)) mbarrier_complete_tx(*m, bytes);
+  Cta& target = destination != nullptr ? *destination : *owner;
+  if (Mbarrier* m = find_mbarrier(x, target, in, off, lane)) mbarrier_complete_tx(*m, bytes);
 }
+
+enum : uint8_t { kMulticast = 1 };
 
 // ops: dst, src, size, mbar (GlobalToShared / SharedToShared), or dst, src, size.
 void bulk(Exec& x, const Inst& in, uint32_t mask) {
@@ -105,12 +111,29 @@ void bulk_tensor(Exec& x, const Inst& in, uint32_t mask) {
     int64_t coord[5] = {};
     for (uint32_t i = 0; i < rank; ++i) coord[i] = static_cast<int32_t>(x.reg(o[1 + i])[l]);
     uint32_t eb = map->element_bytes;
+    if (eb == 0 || eb > 16) {
+      x.fault(in, l, "invalid_launch", map_address,
+              "tensor map element size " + std::to_string(eb) + " is not 1..16 bytes");
+      return;
+    }
     uint64_t elements = 1;
     for (uint32_t i = 0; i < rank; ++i) elements *= map->box_dim[i];
     uint64_t box_bytes = elements * eb;
     uint64_t smem = x.reg(o[1 + rank])[l];
-    uint32_t base = x.shared_offset(Space::Shared, smem, static_cast<uint32_t>(box_bytes), l, in);
+    Cta* owner = nullptr;
+    uint32_t base =
+        x.shared_offset(Space::Shared, smem, static_cast<uint32_t>(box_bytes), l, in, &owner);
     if (base == UINT32_MAX) return;
+    // .multicast::cluster: the box lands at the same offset in every CTA of ctaMask.
+    Cta* destinations[16] = {owner};
+    uint32_t n_destinations = 1;
+    if (in.flags & kMulticast) {
+      uint32_t cta_mask = static_cast<uint32_t>(x.reg(o[3 + rank])[l]) & 0xffff;
+      n_destinations = 0;
+      for (uint32_t r = 0; r < x.cluster_ctas.size(); ++r) {
+        if ((cta_mask >> r) & 1) destinations[n_destinations++] = x.cluster_ctas[r];
+      }
+    }
     bool nan_fill = map->oob_fill == 1;
     for (uint64_t e = 0; e < elements; ++e) {
       uint64_t rest = e;
@@ -125,16 +148,18 @@ void bulk_tensor(Exec& x, const Inst& in, uint32_t mask) {
             static_cast<uint64_t>(pos[i]) * (i == 0 ? eb : map->global_stride_bytes[i]);
       }
       uint32_t s = swizzle(base + static_cast<uint32_t>(e * eb), map->swizzle);
-      uint8_t* shared = x.cta->shared.data() + s;
+      uint8_t* shared = owner->shared.data() + s;
       if (kind == TensorLoad) {
+        uint8_t element[16] = {};
         if (inside) {
           const uint8_t* g = x.global_bytes(map->global_address + global_offset, eb, l, in);
           if (g == nullptr) return;
-          std::memcpy(shared, g, eb);
+          std::memcpy(element, g, eb);
         } else if (nan_fill) {
-          std::memset(shared, 0xff, eb);
-        } else {
-          std::memset(shared, 0, eb);
+          std::memset(element, 0xff, eb);
+        }
+        for (uint32_t d = 0; d < n_destinations; ++d) {
+          std::memcpy(destinations[d]->shared.data() + s, element, eb);
         }
       } else if (inside) {
         uint8_t* g = x.global_bytes(map->global_address + global_offset, eb, l, in);
@@ -144,8 +169,12 @@ void bulk_tensor(Exec& x, const Inst& in, uint32_t mask) {
     }
     x.counters.bytes[static_cast<size_t>(Space::Global)] += box_bytes;
     x.counters.bytes[static_cast<size_t>(Space::Shared)] += box_bytes;
-    if (kind == TensorLoad)
-      arrive_tx(x, in, x.reg(o[2 + rank])[l], l, static_cast<int64_t>(box_bytes));
+    if (kind == TensorLoad) {
+      for (uint32_t d = 0; d < n_destinations; ++d) {
+        arrive_tx(x, in, x.reg(o[2 + rank])[l], l, static_cast<int64_t>(box_bytes),
+                  (in.flags & kMulticast) ? destinations[d] : nullptr);
+      }
+    }
   });
 }
 
@@ -166,8 +195,9 @@ bool decode_bulk(Decoder& d, const ptx::Instruction& in, Inst& out) {
     out.fn = &no_op;  // bulk copies complete when issued
     return true;
   }
-  if (in.has_modifier("multicast::cluster")) {
-    d.fail("multicast bulk copies (.multicast::cluster) are not supported yet");
+  bool multicast = in.has_modifier("multicast::cluster");
+  if (multicast && !in.has_modifier("tensor")) {
+    d.fail("multicast bulk copies without a tensor map are not supported yet");
     return false;
   }
   std::vector<ptx::StateSpace> spaces = in.state_spaces();
@@ -200,6 +230,11 @@ bool decode_bulk(Decoder& d, const ptx::Instruction& in, Inst& out) {
     for (const ptx::Operand& c : tensor.elements[1].elements) d.push(d.value(c, Type::S32));
     d.push(address_slot(d, load ? in.operands[0] : in.operands[1]));
     if (load) d.push(address_slot(d, in.operands[2]));
+    if (multicast) {  // ctaMask follows the mbarrier
+      if (!load || n < 4) return false;
+      d.push(d.value(in.operands[3], Type::U16));
+      out.flags |= kMulticast;
+    }
     out.mode = load ? TensorLoad : TensorStore;
     out.fn = &bulk_tensor;
     return true;
