@@ -5,6 +5,7 @@
 // doing its 16 rows of the 64-row tile, so the waits have nothing left to wait for.
 #include <bit>
 #include <cstring>
+#include <vector>
 
 #include "decoder.h"
 #include "half.h"
@@ -124,7 +125,9 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
   uint32_t nd = acc16 ? n / 4 : n / 2;
   uint32_t na = (in.flags & kARegisters) ? 4 : 1;
   uint32_t warp_row = (x.warp->index % 4) * 16;
-  static thread_local double a[16 * 32], b[256 * 32];
+  std::vector<double> a_matrix(16 * 32), b_matrix(256 * 32);
+  double* a = a_matrix.data();
+  double* b = b_matrix.data();
   if (in.flags & kARegisters) {
     uint32_t eb = elem_bytes(e), per_reg = 4 / eb;
     for (uint32_t lane = 0; lane < 32; ++lane) {
