@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   kiln::mcp::Server server{kiln::mcp::ServerInfo{}};
   kiln::tools::ToolboxConfig config;
   config.tasks_dir = tasks_dir;
+  config.default_task = "fp16_gemm";  // as `kiln mcp` defaults; its arch is sm_90a
   config.run_dir = fs::current_path();
   config.compile_cache_dir = cache_pattern;
   config.probe_local_gpu = false;

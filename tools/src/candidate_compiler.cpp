@@ -69,8 +69,11 @@ Result<compiler::CompileRequest> CandidateCompiler::request(const nlohmann::json
   if (request.arch.empty()) {
     auto task = tasks_->get(arguments.value("task", ""));
     if (!task) {
-      return make_error(task.error().message +
-                        " (or pass `arch`, e.g. sm_90a, to compile without a task)");
+      // TaskSource speaks for get_task, whose argument is `name`; these tools call it `task`.
+      std::string message = task.error().message;
+      if (auto at = message.find("with `name`"); at != std::string::npos)
+        message.replace(at, 11, "with `task`");
+      return make_error(message + " (or pass `arch`, e.g. sm_90a, to compile without a task)");
     }
     request.arch = (*task)->arch;
   }
