@@ -252,7 +252,7 @@ mcp::ToolResult simulate_result(const json& report, const std::string& candidate
   out.structured = {{"ok", all_pass},
                     {"task", report.value("task", "")},
                     {"file", candidate_name},
-                    {"seed", report.value("seed", 0)},
+                    {"seed", report.value("seed", uint64_t{0})},
                     {"passed", passed},
                     {"total", total},
                     {"workloads", workloads},
@@ -261,7 +261,7 @@ mcp::ToolResult simulate_result(const json& report, const std::string& candidate
 
   std::ostringstream text;
   text << "simulate " << candidate_name << " on " << report.value("task", "") << " (seed "
-       << report.value("seed", 0) << "): " << passed << "/" << total << " sim workloads pass"
+       << report.value("seed", uint64_t{0}) << "): " << passed << "/" << total << " sim workloads pass"
        << (all_pass ? "" : " - FAILED") << "\n";
   std::string body;
   size_t omitted = 0;
