@@ -42,6 +42,21 @@ TEST(StaticSynccheck, FlagsABarrierAfterAThreadDependentEarlyReturn) {
   EXPECT_FALSE(r.findings[0].fix_hint.empty());
 }
 
+TEST(StaticSynccheck, ReportsOneFindingPerSourceLineWithEveryPtxCopy) {
+  // An unrolled loop: two barriers from one .cu line.
+  const std::string text = std::string(ptx::testing::kHeader) +
+                           kernel(".loc 1 7 3\nmov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 100;\n"
+                                  "@%p1 ret;\n.loc 1 9 5\nbar.sync 0;\n.loc 1 9 5\nbar.sync 0;\nret;")
+                               .substr(ptx::testing::kHeader.size()) +
+                           ".file 1 \"/run/kernel.cu\"\n";
+  const CheckReport r = check(text);
+  ASSERT_EQ(r.findings.size(), 1u) << listing(r);
+  EXPECT_EQ(r.findings[0].source_file, "/run/kernel.cu");
+  EXPECT_EQ(r.findings[0].source_line, 9u);
+  EXPECT_NE(r.findings[0].message.find("Also at PTX line "), std::string::npos)
+      << r.findings[0].message;
+}
+
 TEST(StaticSynccheck, AcceptsABarrierAfterAReturnOnTheBlockIndex) {
   const CheckReport r = check(kernel(
       "mov.u32 %r1, %ctaid.x;\nld.param.u32 %r2, [k_n];\nsetp.ge.u32 %p1, %r1, %r2;\n"

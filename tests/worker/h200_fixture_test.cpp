@@ -74,6 +74,38 @@ TEST(H200Fixtures, CleanRacecheck) {
   EXPECT_FALSE(report.tool_failed);
 }
 
+// The rmsnorm candidate with __syncthreads() inside `if (threadIdx.x < half)`
+// (tests/corpus/sanitize/rmsnorm_barrier_in_branch.cu), synccheck on the H200, 2026-11-29.
+TEST(H200Fixtures, SynccheckOfABarrierInABranch) {
+  const SanitizerReport report = SanitizerReport::parse(
+      testing::read_text(fixtures() / "sanitize_synccheck_barrier_in_branch.txt"), "synccheck");
+  EXPECT_EQ(report.error_summary, 62);
+  ASSERT_FALSE(report.findings.empty());
+  int reports = 0;
+  for (const SanitizerFinding& f : report.findings) {
+    EXPECT_EQ(f.kind, "Barrier error detected. Divergent thread(s) in warp.");
+    EXPECT_EQ(f.file, "kernel.cu");
+    EXPECT_EQ(f.line, 32);
+    reports += f.count;
+  }
+  EXPECT_EQ(reports, 62);
+}
+
+// The same candidate without the barrier between the reduction's steps
+// (tests/corpus/sanitize/rmsnorm_missing_barrier.cu), racecheck on the H200, 2026-11-29.
+TEST(H200Fixtures, RacecheckOfAMissingBarrier) {
+  const SanitizerReport report = SanitizerReport::parse(
+      testing::read_text(fixtures() / "sanitize_racecheck_missing_barrier.txt"), "racecheck");
+  ASSERT_FALSE(report.findings.empty());
+  int errors = 0;
+  for (const SanitizerFinding& f : report.findings) {
+    EXPECT_EQ(f.kind.rfind("Race reported between", 0), 0u) << f.kind;
+    EXPECT_EQ(f.line, 30);
+    errors += f.severity == "error";
+  }
+  EXPECT_GT(errors, 0);
+}
+
 runner::JobKind kind_of(const std::string& kind) {
   if (kind == "verify") return runner::JobKind::kVerify;
   if (kind == "profile") return runner::JobKind::kProfile;

@@ -83,12 +83,15 @@ nlohmann::json to_json(const CheckReport& report) {
 }
 
 std::string to_string(const Finding& f) {
-  std::string where = f.source_file.empty()
-                          ? std::string("<no line info>")
-                          : f.source_file + ":" + std::to_string(f.source_line) + ":" +
-                                std::to_string(f.source_column);
-  return std::string(severity_name(f.severity)) + " " + std::string(finding_kind_name(f.kind)) +
-         " " + where + " (ptx " + std::to_string(f.ptx_line) + "): " + f.message;
+  std::string where = "<no line info>";
+  if (!f.source_file.empty()) {
+    where = f.source_file + ":" + std::to_string(f.source_line);
+    if (f.source_column != 0) where += ":" + std::to_string(f.source_column);
+  }
+  std::string text = std::string(severity_name(f.severity)) + " " +
+                     std::string(finding_kind_name(f.kind)) + " " + where;
+  if (f.ptx_line != 0) text += " (ptx " + std::to_string(f.ptx_line) + ")";
+  return text + ": " + f.message;
 }
 
 }  // namespace kiln::check

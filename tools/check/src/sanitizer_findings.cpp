@@ -18,16 +18,14 @@ KindAndHint classify(std::string_view tool, std::string_view message) {
             "wait) between the write and the other threads' access, or give each thread its "
             "own location."};
   }
-  if (message.find("in warp") != std::string_view::npos) {
-    return {FindingKind::CollectiveMask,
-            "Make the member mask name exactly the lanes that execute the warp-synchronous "
-            "call (or call it with the whole warp outside the branch)."};
-  }
-  if (message.find("Divergent") != std::string_view::npos ||
-      message.find("Barrier") != std::string_view::npos) {
+  // "Barrier error detected. Divergent thread(s) in block." or "... in warp." (a
+  // __syncthreads() that only part of a warp reaches reports the latter on an H200).
+  if (message.find("Barrier error") != std::string_view::npos ||
+      message.find("Divergent") != std::string_view::npos) {
     return {FindingKind::BarrierDivergence,
-            "Make every thread of the block reach the same barrier: move it out of "
-            "thread-dependent branches and early returns."};
+            "Make every thread of the block (and every lane of each warp) reach the same "
+            "barrier: move it out of thread-dependent branches and early returns; for "
+            "__syncwarp or *_sync calls, pass the mask of the lanes that really arrive."};
   }
   return {FindingKind::SanitizerError,
           "Read compute-sanitizer's message and the source line; fix the access or call it "

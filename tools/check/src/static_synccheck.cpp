@@ -66,6 +66,32 @@ void note_unmodelled(FunctionContext& context) {
   }
 }
 
+// One finding per source line: an unrolled loop or an inlined helper puts several PTX copies
+// of one .cu statement in the code, and the agent fixes the statement once.
+void merge_copies_of_one_line(std::vector<Finding>& findings) {
+  std::vector<Finding> merged;
+  for (Finding& f : findings) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const Finding& m) {
+      return f.source_line != 0 && m.kind == f.kind && m.function == f.function &&
+             m.source_file == f.source_file && m.source_line == f.source_line;
+    });
+    if (same == merged.end()) {
+      merged.push_back(std::move(f));
+      continue;
+    }
+    const std::string also = " Also at PTX line";
+    const size_t at = same->message.find(also);
+    if (at == std::string::npos) {
+      same->message += also + " " + std::to_string(f.ptx_line) + ".";
+    } else {
+      same->message.pop_back();  // the period
+      if (same->message[at + also.size()] == ' ') same->message.insert(at + also.size(), "s");
+      same->message += ", " + std::to_string(f.ptx_line) + ".";
+    }
+  }
+  findings = std::move(merged);
+}
+
 }  // namespace
 
 CheckReport static_synccheck(const ptx::Module& module, const SyncCheckOptions& options) {
@@ -93,6 +119,7 @@ CheckReport static_synccheck(const ptx::Module& module, const SyncCheckOptions& 
   }
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.ptx_line < b.ptx_line; });
+  merge_copies_of_one_line(report.findings);
   report.finish();
   return report;
 }
