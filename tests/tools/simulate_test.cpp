@@ -199,6 +199,26 @@ TEST_F(SimulateToolTest, AnUnknownWorkloadIsRefusedWithTheValidNames) {
   EXPECT_NE(result.text.find("64x64x64, 128x96x80, 33x17x40, 16x128x256"), std::string::npos);
 }
 
+TEST_F(SimulateToolTest, ShapesRunAsWorkloadsNamedByTheirValues) {
+  auto result = call({{"source", with_bug(0)}, {"shapes", {"M=20,N=24,K=8"}}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(result.structured["total"], 1);
+  EXPECT_EQ(result.structured["workloads"][0]["name"], "20x24x8");
+  EXPECT_EQ(result.structured["workloads"][0]["passed"], true);
+  EXPECT_NE(result.text.find("PASS 20x24x8"), std::string::npos) << result.text;
+}
+
+TEST_F(SimulateToolTest, BadShapesAreRefusedBeforeAnyWork) {
+  auto missing = call({{"source", with_bug(0)}, {"shapes", {"M=64,N=64"}}});
+  ASSERT_TRUE(missing.is_error);
+  EXPECT_NE(missing.text.find("K is missing"), std::string::npos) << missing.text;
+  EXPECT_NE(missing.text.find("has dims M, N, K"), std::string::npos) << missing.text;
+  auto large = call({{"source", with_bug(0)}, {"shapes", {"M=4096,N=4096,K=4096"}}});
+  ASSERT_TRUE(large.is_error);
+  EXPECT_NE(large.text.find("benchmark"), std::string::npos) << large.text;
+  EXPECT_TRUE(call({{"source", with_bug(0)}, {"shapes", {{{"M", 1}}}}}).is_error);
+}
+
 TEST_F(SimulateToolTest, BadArgumentsAreRefusedBySchema) {
   EXPECT_TRUE(call({{"source", kSpin}, {"seed", -1}}).is_error);
   EXPECT_TRUE(call({{"source", kSpin}, {"time_limit_s", 0}}).is_error);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "kiln/runner/worker_process.h"
+#include "kiln/tasks/shape.h"
 #include "kiln/tools/candidate_source.h"
 #include "kiln/tools/tool_factories.h"
 #include "sim_report.h"
@@ -75,6 +76,7 @@ class CallDir {
 
 struct SimulateArguments {
   std::vector<std::string> workloads;  // names from the task's sim_workloads; empty: all
+  std::vector<std::string> shapes;     // ad-hoc "M=256,N=256,K=256", checked by parse_shape
   uint64_t seed = kDefaultSeed;
   std::optional<uint64_t> instruction_budget;
   double time_limit_s = kDefaultTimeLimitSeconds;
@@ -95,6 +97,11 @@ Result<SimulateArguments> parse_arguments(const json& arguments, const tasks::Ta
                      [&](const tasks::Workload& w) { return w.name == name; }))
       return make_error("task " + task.name + " has no sim_workload '" + name +
                         "'; pass names from its sim_workloads: " + known);
+  for (const std::string& shape : arguments.value("shapes", std::vector<std::string>())) {
+    auto parsed = tasks::parse_shape(task, shape);
+    if (!parsed) return make_error(parsed.error().message);
+    out.shapes.push_back(shape);
+  }
   if (arguments.contains("seed")) out.seed = arguments["seed"].get<uint64_t>();
   if (arguments.contains("instruction_budget"))
     out.instruction_budget = arguments["instruction_budget"].get<uint64_t>();
@@ -116,7 +123,8 @@ std::string stage_advice(const std::string& stage) {
   if (stage == "load_candidate")
     return "next: export extern \"C\" int kiln_launch(...) exactly as kiln/abi.h declares it, "
            "and define every function the file declares";
-  if (stage == "workloads") return "next: pass `workloads` from the task's sim_workloads";
+  if (stage == "workloads")
+    return "next: pass `workloads` from the task's sim_workloads, or `shapes` naming every dim";
   return "next: this is a problem of kiln's installation or of the task bundle, not of the "
          "candidate; report it";
 }
@@ -139,7 +147,17 @@ json input_schema() {
          {{"type", "array"},
           {"items", {{"type", "string"}}},
           {"maxItems", 32},
-          {"description", "names from the task's sim_workloads (get_task lists them); default: all"}}},
+          {"description",
+           "names from the task's sim_workloads (get_task lists them); default: all, unless "
+           "`shapes` is given"}}},
+        {"shapes",
+         {{"type", "array"},
+          {"items", {{"type", "string"}}},
+          {"maxItems", 8},
+          {"description",
+           "small ad-hoc shapes naming every dim of the task, e.g. \"M=256,N=256,K=256\"; each "
+           "runs as a workload named by its values (\"256x256x256\"). Capped at 2^22 elements "
+           "per tensor and 2*512^3 flops: large shapes belong to benchmark"}}},
         {"seed",
          {{"type", "integer"},
           {"minimum", 0},
@@ -254,10 +272,13 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
                                    std::to_string(args.seed), "--time-limit",
                                    time_text(args.time_limit_s), "--progress"};
   for (const std::string& workload : args.workloads) argv.insert(argv.end(), {"--workload", workload});
+  for (const std::string& shape : args.shapes) argv.insert(argv.end(), {"--dims", shape});
   if (args.instruction_budget)
     argv.insert(argv.end(), {"--instruction-budget", std::to_string(*args.instruction_budget)});
 
-  const size_t total = args.workloads.empty() ? task.sim_workloads.size() : args.workloads.size();
+  const size_t total = args.workloads.empty() && args.shapes.empty()
+                           ? task.sim_workloads.size()
+                           : args.workloads.size() + args.shapes.size();
   const auto started = Clock::now();
   const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                                       config.build_allowance_s + args.time_limit_s));
@@ -357,8 +378,8 @@ mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConf
   tool.title = "Run a candidate on the CPU simulator";
   tool.description =
       "Run a candidate kernel.cu on kiln's CPU PTX simulator at the task's small sim_workloads "
-      "(no GPU needed) and compare every output with the CPU reference: pass/fail per "
-      "workload, max abs/rel error, mismatch count, first mismatching indices with expected "
+      "or at small `shapes` you give (no GPU needed) and compare every output with the CPU "
+      "reference: pass/fail per workload, max abs/rel error, mismatch count, first mismatching indices with expected "
       "and actual values, NaN/Inf counts. Out-of-bounds or misaligned accesses come back with "
       "block, thread, address and the PTX and .cu line. Also returns counts from the "
       "simulator (not times): instructions by class, bytes per memory space, shared-memory "

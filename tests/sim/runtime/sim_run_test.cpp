@@ -135,6 +135,40 @@ TEST(SimRun, UnknownWorkloadIsRefusedWithTheKnownNames) {
   EXPECT_NE(run.report["error"].get<std::string>().find("3x40"), std::string::npos);
 }
 
+TEST(SimRun, DimsRunAnAdHocShapeNamedByItsValuesInTheTasksDimOrder) {
+  const SimRunResult run =
+      sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
+              "/starter.cu --dims H=96,T=5 --build-dir " + build_dir("dims"));
+  ASSERT_FALSE(run.report.is_discarded());
+  EXPECT_EQ(run.exit_code, 0) << run.report.dump(2);
+  ASSERT_EQ(run.report["total"], 1);
+  EXPECT_EQ(run.report["workloads"][0]["workload"], "5x96");
+  EXPECT_EQ(run.report["workloads"][0]["status"], "pass");
+}
+
+TEST(SimRun, DimsNotMatchingTheTaskAreRefusedWithItsDims) {
+  for (const std::string dims : {"T=4", "T=4,H=8,K=2", "T=4,H=0"}) {
+    const SimRunResult run = sim_run("--task " + task("rmsnorm") + " --candidate " +
+                                     KILN_SIMRT_WRONG_GEMM_0 + " --dims " + dims);
+    EXPECT_EQ(run.exit_code, 2) << dims;
+    ASSERT_FALSE(run.report.is_discarded()) << dims;
+    EXPECT_EQ(run.report["stage"], "workloads");
+    const std::string error = run.report["error"].get<std::string>();
+    EXPECT_NE(error.find(dims == "T=4,H=0" ? ">= 1" : "has dims T, H"), std::string::npos)
+        << error;
+  }
+}
+
+TEST(SimRun, DimsAboveTheCapAreRefusedPointingAtBenchmark) {
+  const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --candidate " +
+                                   KILN_SIMRT_WRONG_GEMM_0 + " --dims M=4096,N=4096,K=4096");
+  EXPECT_EQ(run.exit_code, 2);
+  ASSERT_FALSE(run.report.is_discarded());
+  const std::string error = run.report["error"].get<std::string>();
+  EXPECT_NE(error.find("cap"), std::string::npos) << error;
+  EXPECT_NE(error.find("benchmark"), std::string::npos) << error;
+}
+
 TEST(SimRun, InstructionBudgetStopsALaunchAsAFault) {
   const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --candidate " +
                                    KILN_SIMRT_WRONG_GEMM_0 +

@@ -2,7 +2,7 @@
 // with the CPU reference. Prints one JSON report on stdout (what the simulate tool returns).
 //
 //   kiln-sim-run --task tasks/fp16_gemm (--source kernel.cu | --candidate kernel.so)
-//                [--workload NAME]... [--seed N] [--reference reference.so] [--build-dir DIR]
+//                [--workload NAME]... [--dims M=256,N=256,K=256]... [--seed N] [--reference reference.so] [--build-dir DIR]
 //                [--instruction-budget N] [--time-limit SECONDS] [--progress]
 //
 // The candidate's host code runs in this process, so whatever it prints goes to stderr: stdout
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "candidate_build.h"
+#include "kiln/tasks/shape.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/kernel_build.h"
 #include "workload_run.h"
@@ -28,9 +29,13 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: kiln-sim-run --task DIR (--source kernel.cu | --candidate kernel.so)\n"
-    "                    [--workload NAME]... [--seed N] [--reference reference.so]\n"
+    "                    [--workload NAME]... [--dims DIM=N,...]... [--seed N]\n"
+    "                    [--reference reference.so]\n"
     "                    [--build-dir DIR] [--instruction-budget N] [--time-limit SECONDS]\n"
     "                    [--progress]\n"
+    "  --workload            a sim_workload of the task by name (default: all of them)\n"
+    "  --dims                an ad-hoc small shape naming every dim of the task, e.g.\n"
+    "                        M=256,N=256,K=256; with --dims only the named workloads run\n"
     "  --instruction-budget  warp-instructions per kernel launch before it is stopped (0: none)\n"
     "  --time-limit          wall seconds per kernel launch before it is stopped\n"
     "  --progress            stdout is JSON lines: {\"event\": \"built\"}, then one\n"
@@ -74,7 +79,7 @@ bool parse_count(const std::string& text, uint64_t& out) {
 int main(int argc, char** argv) {
   protect_stdout();
   std::string task_dir, source, candidate, reference, build_dir = "/tmp/kiln-sim-run";
-  std::vector<std::string> workload_names;
+  std::vector<std::string> workload_names, shapes;
   uint64_t seed = 1;
   // Known before the arguments are checked, so that every line on stdout is JSON.
   const bool progress = std::find(argv + 1, argv + argc, std::string_view("--progress")) !=
@@ -95,6 +100,7 @@ int main(int argc, char** argv) {
     else if (flag == "--source") source = value;
     else if (flag == "--candidate") candidate = value;
     else if (flag == "--workload") workload_names.push_back(value);
+    else if (flag == "--dims") shapes.push_back(value);
     else if (flag == "--reference") reference = value;
     else if (flag == "--build-dir") build_dir = value;
     else if (flag == "--seed" || flag == "--instruction-budget") {
@@ -135,10 +141,15 @@ int main(int argc, char** argv) {
                   progress);
   std::vector<kiln::tasks::Workload> workloads;
   for (const auto& workload : task->sim_workloads)
-    if (workload_names.empty() ||
+    if ((workload_names.empty() && shapes.empty()) ||
         std::find(workload_names.begin(), workload_names.end(), workload.name) !=
             workload_names.end())
       workloads.push_back(workload);
+  for (const std::string& text : shapes) {
+    auto shape = kiln::tasks::parse_shape(*task, text);
+    if (!shape) return fail("workloads", shape.error().message, progress);
+    workloads.push_back(std::move(*shape));
+  }
   if (workloads.empty())
     return fail("workloads", task->name + " has no sim_workloads; add some to its task.json",
                 progress);
