@@ -43,3 +43,27 @@ if(TARGET kiln-sim-run)
     kiln_warnings)
   gtest_discover_tests(kiln_sim_run_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS sim TIMEOUT 300)
 endif()
+
+# Every zoo entry whose op has a task passes kiln-sim-run at that task's sim_workloads: one
+# ctest per entry (each builds the kernel with nvcc, a few seconds, then simulates). Ops with
+# no task (attention, fp8 and grouped GEMM, layernorm, reductions, ...) are not covered.
+if(TARGET kiln-sim-run)
+  set(_kiln_zoo_dir ${CMAKE_CURRENT_SOURCE_DIR}/../../../kb/zoo)
+  set(_kiln_zoo_task_gemm_tn fp16_gemm)
+  set(_kiln_zoo_task_rmsnorm rmsnorm)
+  file(GLOB _kiln_zoo_metas ${_kiln_zoo_dir}/*/meta.json)
+  foreach(_meta ${_kiln_zoo_metas})
+    file(READ ${_meta} _meta_text)
+    string(JSON _op ERROR_VARIABLE _op_error GET "${_meta_text}" op)
+    if(_op_error OR NOT DEFINED _kiln_zoo_task_${_op})
+      continue()
+    endif()
+    get_filename_component(_entry_dir ${_meta} DIRECTORY)
+    get_filename_component(_entry ${_entry_dir} NAME)
+    add_test(NAME sim_zoo.${_entry}
+      COMMAND kiln-sim-run --task ${KILN_TASKS_DIR}/${_kiln_zoo_task_${_op}}
+              --source ${_entry_dir}/kernel.cu
+              --build-dir ${_kiln_simrt_out}/zoo_sim/${_entry})
+    set_tests_properties(sim_zoo.${_entry} PROPERTIES LABELS "sim;zoo" TIMEOUT 300)
+  endforeach()
+endif()
