@@ -1,0 +1,104 @@
+// kiln_sim_differential: runs each case on the GPU (CUDA driver API) and on the PTX
+// simulator, compares the outputs (bit-exact, or within a ulp bound for .approx), prints one
+// line per case and writes a JSON report to $KILN_DIFF_REPORT. --sim-only runs the simulator
+// side alone (no GPU needed) and checks every case completes. --filter TEXT keeps the cases
+// whose name contains TEXT. Exit 1 when a case disagrees or fails.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+using namespace kiln::simdiff;
+
+int main(int argc, char** argv) {
+  bool sim_only = false;
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--sim-only")) sim_only = true;
+    else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--sim-only] [--filter TEXT]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::vector<Case> cases;
+  add_convert_cases(cases);
+  add_math_cases(cases);
+  add_warp_cases(cases);
+  add_tensor_cases(cases);
+
+  std::unique_ptr<Backend> sim = make_sim_backend();
+  std::unique_ptr<Backend> gpu;
+  if (!sim_only) {
+    std::string error;
+    gpu = make_gpu_backend(&error);
+    if (!gpu) {
+      std::fprintf(stderr, "no GPU: %s (use --sim-only to run the simulator side alone)\n",
+                   error.c_str());
+      return 2;
+    }
+    std::printf("GPU: %s\n", gpu->name().c_str());
+  }
+  nlohmann::json report = {{"mode", sim_only ? "sim-only" : "differential"},
+                           {"gpu", gpu ? gpu->name() : ""},
+                           {"cases", nlohmann::json::array()}};
+  int failed = 0, run = 0, unsupported = 0;
+  for (const Case& c : cases) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    ++run;
+    std::vector<uint64_t> sim_out, gpu_out;
+    sim->reset();
+    std::string sim_error = c.run(*sim, &sim_out);
+    std::string gpu_error;
+    if (gpu) {
+      gpu->reset();
+      gpu_error = c.run(*gpu, &gpu_out);
+    }
+    nlohmann::json j = {{"name", c.name}, {"exact", c.exact}};
+    if (sim_error.rfind("unsupported_instruction", 0) == 0) {
+      // A gap in the simulator, recorded (and listed) but not a disagreement.
+      ++unsupported;
+      j["unsupported"] = sim_error;
+      j["passed"] = true;
+      std::printf("case %s: UNSUPPORTED by the simulator%s%s\n", c.name.c_str(),
+                  gpu_error.empty() ? "" : "; gpu: ", gpu_error.c_str());
+    } else if (!sim_error.empty() || !gpu_error.empty()) {
+      ++failed;
+      if (!sim_error.empty()) j["sim_error"] = sim_error;
+      if (!gpu_error.empty()) j["gpu_error"] = gpu_error;
+      j["passed"] = false;
+      std::printf("case %s: ERROR%s%s%s%s\n", c.name.c_str(),
+                  sim_error.empty() ? "" : " sim: ", sim_error.c_str(),
+                  gpu_error.empty() ? "" : " gpu: ", gpu_error.c_str());
+    } else if (!gpu) {
+      j["values"] = sim_out.size();
+      j["passed"] = true;
+      std::printf("case %s: %zu values, simulator ran (no GPU comparison)\n", c.name.c_str(),
+                  sim_out.size());
+    } else {
+      CaseResult r = compare(c, gpu_out, sim_out);
+      j["values"] = r.values;
+      j["agree"] = r.agree;
+      j["max_ulp"] = r.max_ulp;
+      if (!c.exact) j["bound"] = {{"ulp", r.bound_ulp}, {"abs", r.bound_abs}};
+      j["passed"] = r.passed;
+      j["examples"] = r.examples;
+      if (!r.passed) ++failed;
+      std::printf("case %s: %zu values, bit-exact %zu/%zu, max ulp %g%s\n", c.name.c_str(),
+                  r.values, r.agree, r.values, r.max_ulp,
+                  r.passed ? "" : c.exact ? "  DISAGREES" : "  OVER BOUND");
+      for (const std::string& e : r.examples) std::printf("    %s\n", e.c_str());
+    }
+    report["cases"].push_back(j);
+    std::fflush(stdout);
+  }
+  report["summary"] = {{"cases", run}, {"failed", failed}, {"unsupported", unsupported}};
+  std::printf("%d cases, %d failed, %d unsupported by the simulator\n", run, failed, unsupported);
+  if (const char* path = std::getenv("KILN_DIFF_REPORT")) {
+    std::ofstream(path) << report.dump(2) << "\n";
+  }
+  return failed ? 1 : 0;
+}
