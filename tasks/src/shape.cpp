@@ -40,8 +40,8 @@ Result<Workload> parse_shape(const Task& task, std::string_view text) {
     start = comma + 1;
     const size_t equals = item.find('=');
     if (equals == std::string::npos)
-      return make_error("shape \"" + std::string(text) + "\": '" + item +
-                        "' is not DIM=VALUE; " + expected);
+      return make_error("shape \"" + std::string(text) + "\": '" + item + "' is not DIM=VALUE; " +
+                        expected);
     const std::string dim = trimmed(item.substr(0, equals));
     const std::string value = trimmed(item.substr(equals + 1));
     if (std::find(task.dims.begin(), task.dims.end(), dim) == task.dims.end())
@@ -53,8 +53,10 @@ Result<Workload> parse_shape(const Task& task, std::string_view text) {
     int64_t number = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
     if (error != std::errc() || end != value.data() + value.size() || number < 1)
-      return make_error("shape \"" + std::string(text) + "\": " + dim + " must be a whole number "
-                        ">= 1, got '" + value + "'");
+      return make_error("shape \"" + std::string(text) + "\": " + dim +
+                        " must be a whole number "
+                        ">= 1, got '" +
+                        value + "'");
     workload.dims[dim] = number;
   }
   for (const std::string& dim : task.dims) {
@@ -63,8 +65,9 @@ Result<Workload> parse_shape(const Task& task, std::string_view text) {
                         expected);
     workload.name += (workload.name.empty() ? "" : "x") + std::to_string(workload.dims[dim]);
   }
-  const std::string large = "; the CPU simulator is for small shapes, use benchmark on a GPU "
-                            "for large ones";
+  const std::string large =
+      "; the CPU simulator is for small shapes, use benchmark on a GPU "
+      "for large ones";
   for (const TensorSpec& tensor : task.tensors) {
     int64_t elements = 1;
     for (const std::string& extent : tensor.shape) {
