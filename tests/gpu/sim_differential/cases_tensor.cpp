@@ -8,8 +8,12 @@ namespace {
 
 constexpr uint32_t kWidth = 256, kHeight = 64;  // u16 elements
 
+// The kernel follows what nvcc emits for a __grid_constant__ CUtensorMap (see the zoo's
+// gemm_wgmma_tma): the map is a 128-byte-aligned .param, its generic address from
+// cvta.param; mbarrier ops on .shared::cta; fence.mbarrier_init + fence.proxy.async after the
+// barrier's init, so the async proxy (the TMA unit) sees it; the destination 1024-B aligned.
 std::string tensor_kernel(uint32_t box_bytes) {
-  return ptx_header() + R"(.visible .entry k(.param .align 64 .b8 map[128], .param .u64 out, .param .u32 x, .param .u32 y)
+  return ptx_header() + R"(.visible .entry k(.param .align 128 .b8 map[128], .param .u64 out, .param .u32 x, .param .u32 y)
 {
   .shared .align 1024 .b8 smem[)" + std::to_string(box_bytes) + R"(];
   .shared .align 8 .b64 bar;
@@ -21,18 +25,19 @@ std::string tensor_kernel(uint32_t box_bytes) {
   mov.u32 %r3, smem;
   setp.ne.u32 %p1, %r1, 0;
   @%p1 bra WAIT;
-  mbarrier.init.shared.b64 [%r2], 1;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
   fence.mbarrier_init.release.cluster;
-  mbarrier.arrive.expect_tx.shared.b64 %rd1, [%r2], )" + std::to_string(box_bytes) + R"(;
+  fence.proxy.async.shared::cta;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [%r2], )" + std::to_string(box_bytes) + R"(;
   mov.u64 %rd2, map;
   cvta.param.u64 %rd3, %rd2;
   ld.param.u32 %r4, [x];
   ld.param.u32 %r5, [y];
-  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd3, {%r4, %r5}], [%r2];
+  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd3, {%r4, %r5}], [%r2];
 WAIT:
   bar.sync 0;
 SPIN:
-  mbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
   @!%p2 bra SPIN;
   ld.param.u64 %rd4, [out];
   mov.u32 %r6, %r1;

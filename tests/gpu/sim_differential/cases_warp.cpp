@@ -24,7 +24,24 @@ Case shuffle(const std::string& mode, uint32_t mask) {
       "  setp.eq.u32 %q, %r3, 1;\n  mov.u32 %r0, 0xdeadbeef;\n  setp.ne.u32 %p, 0, 0;\n"
       "  @!%q bra SKIP;\n  shfl.sync." + mode + ".b32 %r0|%p, %a, %b, %c, " + m + ";\n"
       "SKIP:\n  selp.b32 %r1, 1, 0, %p;\n  mov.b64 %d, {%r0, %r1};";
-  return eval_case("shfl.sync." + mode + " mask " + m, body, 32, 64, a, b, c);
+  Case k = eval_case("shfl.sync." + mode + " mask " + m, body, 32, 64, a, b, c);
+  // PTX leaves d undefined when the source lane is not in membermask (an H200 gives 0): only
+  // the predicate is compared there. The source lane as PTX's shfl.sync pseudocode finds it:
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t lane = i % 32, seg_mask = (c[i] >> 8) & 0x1f, bv = static_cast<uint32_t>(b[i]);
+    uint32_t max_lane = (lane & seg_mask) | (c[i] & 0x1f & ~seg_mask);
+    uint32_t min_lane = lane & seg_mask;
+    int64_t j = lane;
+    bool in_range = false;
+    if (mode == "up") j = int64_t{lane} - bv, in_range = j >= int64_t{max_lane};
+    if (mode == "down") j = int64_t{lane} + bv, in_range = j <= int64_t{max_lane};
+    if (mode == "bfly") j = lane ^ bv, in_range = j <= int64_t{max_lane};
+    if (mode == "idx") j = min_lane | (bv & 0x1f & ~seg_mask), in_range = j <= int64_t{max_lane};
+    if (!in_range) j = lane;
+    bool member = (mask >> lane) & 1, source_member = (mask >> (j & 31)) & 1;
+    k.care.push_back(member && !source_member ? 0xffffffff00000000ull : ~0ull);
+  }
+  return k;
 }
 
 std::vector<uint32_t> smem_pattern(size_t words) {

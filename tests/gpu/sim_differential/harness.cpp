@@ -222,7 +222,8 @@ CaseResult compare(const Case& c, const std::vector<uint64_t>& gpu,
   r.values = n;
   bool within = gpu.size() == sim.size();
   for (size_t i = 0; i < n; ++i) {
-    if (gpu[i] == sim[i]) {
+    uint64_t care = i < c.care.size() ? c.care[i] : ~0ull;
+    if (((gpu[i] ^ sim[i]) & care) == 0) {
       ++r.agree;
       continue;
     }

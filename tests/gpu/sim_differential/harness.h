@@ -23,6 +23,8 @@ struct Case {
   bool exact = true;              // bit-exact; otherwise within max_ulp or abs_tol
   double max_ulp = 0, abs_tol = 0;
   std::vector<std::vector<uint64_t>> inputs;  // shown beside a disagreement (a, b, c)
+  // Per value, the bits compared (empty: all): bits PTX leaves undefined are left out.
+  std::vector<uint64_t> care;
 };
 
 struct CaseResult {

@@ -13,6 +13,22 @@
 
 using namespace kiln::simdiff;
 
+namespace {
+
+// CUDA errors after which the context is unusable (every later call returns them too).
+bool context_killing(const std::string& error) {
+  for (const char* e : {"CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_ILLEGAL_ADDRESS",
+                        "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+                        "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_LAUNCH_FAILED",
+                        "CUDA_ERROR_HARDWARE_STACK_ERROR", "CUDA_ERROR_ASSERT",
+                        "CUDA_ERROR_LAUNCH_TIMEOUT", "CUDA_ERROR_TENSOR_MEMORY_LEAK"}) {
+    if (error.find(e) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   bool sim_only = false;
   std::string filter;
@@ -45,7 +61,10 @@ int main(int argc, char** argv) {
   nlohmann::json report = {{"mode", sim_only ? "sim-only" : "differential"},
                            {"gpu", gpu ? gpu->name() : ""},
                            {"cases", nlohmann::json::array()}};
-  int failed = 0, run = 0, unsupported = 0;
+  int failed = 0, run = 0, unsupported = 0, skipped = 0;
+  // A sticky CUDA error (an illegal instruction or address, a failed launch) kills the context:
+  // every later call fails with it. That case reports the error; later cases are skipped.
+  std::string gpu_dead;
   for (const Case& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
     ++run;
@@ -53,9 +72,18 @@ int main(int argc, char** argv) {
     sim->reset();
     std::string sim_error = c.run(*sim, &sim_out);
     std::string gpu_error;
+    if (gpu && !gpu_dead.empty()) {
+      ++skipped;
+      std::printf("case %s: SKIPPED on the GPU (the CUDA context died in case %s)\n",
+                  c.name.c_str(), gpu_dead.c_str());
+      report["cases"].push_back({{"name", c.name}, {"skipped", "context died in " + gpu_dead}});
+      std::fflush(stdout);
+      continue;
+    }
     if (gpu) {
       gpu->reset();
       gpu_error = c.run(*gpu, &gpu_out);
+      if (context_killing(gpu_error)) gpu_dead = c.name;
     }
     nlohmann::json j = {{"name", c.name}, {"exact", c.exact}};
     if (sim_error.rfind("unsupported_instruction", 0) == 0) {
@@ -95,10 +123,15 @@ int main(int argc, char** argv) {
     report["cases"].push_back(j);
     std::fflush(stdout);
   }
-  report["summary"] = {{"cases", run}, {"failed", failed}, {"unsupported", unsupported}};
-  std::printf("%d cases, %d failed, %d unsupported by the simulator\n", run, failed, unsupported);
+  report["summary"] = {
+      {"cases", run}, {"failed", failed}, {"unsupported", unsupported}, {"skipped", skipped}};
+  std::printf("%d cases, %d failed, %d unsupported by the simulator", run, failed, unsupported);
+  if (skipped) {
+    std::printf(", %d skipped: the CUDA context died in case %s", skipped, gpu_dead.c_str());
+  }
+  std::printf("\n");
   if (const char* path = std::getenv("KILN_DIFF_REPORT")) {
     std::ofstream(path) << report.dump(2) << "\n";
   }
-  return failed ? 1 : 0;
+  return failed || skipped ? 1 : 0;
 }

@@ -53,7 +53,7 @@ double round_integral(double v, uint8_t mode) {
       double r = std::floor(v);
       double diff = v - r;
       if (diff > 0.5 || (diff == 0.5 && std::fmod(r, 2.0) != 0)) r += 1;
-      return r;
+      return std::copysign(r, v);  // -0.4 rounds to -0.0 (an H200 keeps the sign)
     }
   }
 }
@@ -103,7 +103,9 @@ uint64_t to_int(const Value& v, Type dst, uint8_t mode, uint8_t flags) {
                                          : -(int64_t{1} << (width - 1)))
                           : 0;
   if (v.is_float) {
-    if (std::isnan(v.f)) return 0;
+    // NaN: 0, except for 64-bit destinations, where an H200 writes 0x8000000000000000 for
+    // both .s64 and .u64 (measured by kiln_sim_differential, 2026-11-29).
+    if (std::isnan(v.f)) return width >= 64 ? 0x8000000000000000ull : 0;
     double r = round_integral(v.f, mode);
     if (dst_signed) {
       double hi =
@@ -158,7 +160,7 @@ uint64_t to_float(const Value& v, Type dst, uint8_t mode, uint8_t flags) {
         volatile double in = r;  // keep the conversion inside the rounding scope
         out = static_cast<float>(in);
       }
-      if (flags & kIntRound) out = static_cast<float>(r);
+      if (flags & kIntRound) out = canonical_nan_f32(static_cast<float>(r));
       if (flags & kFtz) out = flush_subnormal(out);
       if (flags & kSat) out = saturate(out);
       return std::bit_cast<uint32_t>(out);
@@ -171,7 +173,7 @@ uint64_t to_float(const Value& v, Type dst, uint8_t mode, uint8_t flags) {
     return std::bit_cast<uint64_t>(r);
   }
   double x = float_of(v);
-  if ((flags & kRelu) && !std::isnan(x) && x < 0) x = 0;
+  if ((flags & kRelu) && !std::isnan(x) && x <= 0) x = 0;  // -0.0 too: .relu gives +0.0
   if (flags & kSat) x = saturate(x);
   uint32_t bits = double_to_small(x, format_of(dst), mode, (flags & kSatFinite) != 0);
   if (dst == Type::TF32) bits <<= 13;
@@ -247,7 +249,9 @@ void cvt_f32_f16(Exec& x, const Inst& in, uint32_t mask) {
   bool bf = in.target == static_cast<uint8_t>(Type::BF16);
   for_lanes(mask, [&](uint32_t l) {
     uint16_t h = static_cast<uint16_t>(a[l]);
-    d[l] = bf ? (static_cast<uint64_t>(h) << 16) : std::bit_cast<uint32_t>(half_to_float(h));
+    // f16 NaN: the canonical f32 NaN, as an H200 gives; bf16 is widened bit for bit.
+    d[l] = bf ? (static_cast<uint64_t>(h) << 16)
+              : std::bit_cast<uint32_t>(canonical_nan_f32(half_to_float(h)));
   });
 }
 

@@ -28,6 +28,14 @@ inline T finish(T v, uint8_t flags) {
   return v;
 }
 
+// f32 results that are NaN become the canonical 0x7fffffff (what an H200 returns; PTX leaves
+// the NaN's payload unspecified). f64 keeps the host's NaN, which matched the H200 bit for bit.
+template <typename T, bool Canonical>
+inline T nan_out(T v) {
+  if constexpr (std::is_same_v<T, float> && Canonical) return canonical_nan_f32(v);
+  return v;
+}
+
 template <typename T>
 inline T input(T v, uint8_t flags) {
   if constexpr (std::is_same_v<T, float>) {
@@ -36,8 +44,9 @@ inline T input(T v, uint8_t flags) {
   return v;
 }
 
-// N sources, op F(T...), rounding mode in inst.mode, ftz/sat in inst.flags.
-template <typename T, int N, auto F>
+// N sources, op F(T...), rounding mode in inst.mode, ftz/sat in inst.flags. Canonical: a NaN
+// f32 result is written as kCanonicalNanF32 (all but copysign).
+template <typename T, int N, auto F, bool Canonical = true>
 void fp_op(Exec& x, const Inst& in, uint32_t mask) {
   const uint32_t* o = x.ops(in);
   uint64_t* d = x.reg(o[0]);
@@ -48,9 +57,11 @@ void fp_op(Exec& x, const Inst& in, uint32_t mask) {
   uint8_t flags = in.flags;
   if (flags == 0) {
     for_lanes(mask, [&](uint32_t l) {
-      if constexpr (N == 1) d[l] = put<T>(F(get<T>(a[l])));
-      if constexpr (N == 2) d[l] = put<T>(F(get<T>(a[l]), get<T>(b[l])));
-      if constexpr (N == 3) d[l] = put<T>(F(get<T>(a[l]), get<T>(b[l]), get<T>(c[l])));
+      if constexpr (N == 1) d[l] = put<T>(nan_out<T, Canonical>(F(get<T>(a[l]))));
+      if constexpr (N == 2) d[l] = put<T>(nan_out<T, Canonical>(F(get<T>(a[l]), get<T>(b[l]))));
+      if constexpr (N == 3) {
+        d[l] = put<T>(nan_out<T, Canonical>(F(get<T>(a[l]), get<T>(b[l]), get<T>(c[l]))));
+      }
     });
     return;
   }
@@ -61,7 +72,7 @@ void fp_op(Exec& x, const Inst& in, uint32_t mask) {
     if constexpr (N == 3) {
       r = F(input(get<T>(a[l]), flags), input(get<T>(b[l]), flags), input(get<T>(c[l]), flags));
     }
-    d[l] = put<T>(finish(r, flags));
+    d[l] = put<T>(nan_out<T, Canonical>(finish(r, flags)));
   });
 }
 
@@ -164,15 +175,15 @@ __attribute__((target("fma"))) void fma_f32_hardware(Exec& x, const Inst& in, ui
   const uint64_t *a = x.reg(o[1]), *b = x.reg(o[2]), *c = x.reg(o[3]);
   if (mask == 0xffffffffu) {
     for (uint32_t l = 0; l < 32; ++l) {
-      d[l] = std::bit_cast<uint32_t>(
-          __builtin_fmaf(get<float>(a[l]), get<float>(b[l]), get<float>(c[l])));
+      float r = __builtin_fmaf(get<float>(a[l]), get<float>(b[l]), get<float>(c[l]));
+      d[l] = r != r ? kCanonicalNanF32 : std::bit_cast<uint32_t>(r);
     }
     return;
   }
   for (uint32_t m = mask; m != 0; m &= m - 1) {
     uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
     d[l] = std::bit_cast<uint32_t>(
-        __builtin_fmaf(get<float>(a[l]), get<float>(b[l]), get<float>(c[l])));
+        canonical_nan_f32(__builtin_fmaf(get<float>(a[l]), get<float>(b[l]), get<float>(c[l]))));
   }
 }
 
@@ -199,7 +210,7 @@ Handler select(const ptx::Instruction& in, int& sources) {
     case Opcode::Max:
       return nan ? &fp_op<T, 2, max_nan<T>> : &fp_op<T, 2, max_op<T>>;
     case Opcode::Copysign:
-      return &fp_op<T, 2, copysign_op<T>>;
+      return &fp_op<T, 2, copysign_op<T>, false>;
     default:
       break;
   }

@@ -58,13 +58,20 @@ inline float flush_subnormal(float v) {
   return v;
 }
 
-// .sat: clamp to [0, 1], NaN to 0.
+// .sat: clamp to [0, 1], NaN to 0; -0.0 to +0.0 (as an H200 does).
 template <typename T>
 inline T saturate(T v) {
-  if (std::isnan(v)) return T(0);
-  if (v < T(0)) return T(0);
+  if (!(v > T(0))) return T(0);
   if (v > T(1)) return T(1);
   return v;
+}
+
+// The NaN an H200 writes for every f32 result that is NaN (arithmetic, min/max, abs/neg,
+// cvt.f32.f16, cvt.rXi.f32.f32): the input's payload is not propagated.
+inline constexpr uint32_t kCanonicalNanF32 = 0x7fffffffu;
+
+inline float canonical_nan_f32(float v) {
+  return std::isnan(v) ? std::bit_cast<float>(kCanonicalNanF32) : v;
 }
 
 }  // namespace kiln::sim

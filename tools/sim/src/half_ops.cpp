@@ -1,7 +1,9 @@
 // f16 and bf16 arithmetic, scalar and packed (.f16x2/.bf16x2): add/sub/mul/fma with .rn, .ftz,
 // .sat and .relu; neg/abs/min/max; the approximate ex2 and tanh. Each result is computed
 // exactly (or once-rounded) in double, then rounded to the half format in software.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "decoder.h"
 #include "float_util.h"
@@ -45,6 +47,21 @@ double max_of(double a, double b, bool nan) {
   return a > b ? a : b;
 }
 
+// p + z rounded to odd in double: the sum carries 53 bits, far more than the 2 * 11 + 2 a later
+// round to f16/bf16 needs, so that second rounding gives the once-rounded result PTX defines.
+// A plain double sum rounds twice when the exponents are far apart (bf16's 8-bit exponent):
+// fma.rn.bf16 0xe62c * 0x1f60 + 0xa2e0 is 0xc617 on an H200, the double-rounded 0xc616.
+inline double sum_round_to_odd(double p, double z) {
+  double s = p + z;
+  if (!std::isfinite(s)) return s;
+  double bp = s - z, e = (p - bp) + (z - (s - bp));  // TwoSum: s + e == p + z exactly
+  if (e == 0) return s;
+  // The truncation of p + z: s itself when e points away from zero, else one ulp toward zero.
+  double t = (e > 0) == (s > 0) ? s : std::nextafter(s, 0.0);
+  uint64_t bits = std::bit_cast<uint64_t>(t) | 1;  // the odd one of t and its successor
+  return std::bit_cast<double>(bits);
+}
+
 template <HalfOp Op>
 inline uint32_t half_op(uint32_t a, uint32_t b, uint32_t c, SmallFloat f, uint8_t flags) {
   if constexpr (Op == Neg) return a ^ (1u << (f.exponent_bits + f.mantissa_bits));
@@ -52,16 +69,16 @@ inline uint32_t half_op(uint32_t a, uint32_t b, uint32_t c, SmallFloat f, uint8_
   double x = h_in(a, f, flags), y = h_in(b, f, flags), z = h_in(c, f, flags), r = 0;
   switch (Op) {
     case Add:
-      r = x + y;
+      r = sum_round_to_odd(x, y);
       break;
     case Sub:
-      r = x - y;
+      r = sum_round_to_odd(x, -y);
       break;
     case Mul:
       r = x * y;
       break;
     case Fma:
-      r = std::fma(x, y, z);
+      r = sum_round_to_odd(x * y, z);  // the product of two halves is exact in double
       break;
     case Min:
       r = min_of(x, y, flags & kNaN);
@@ -78,7 +95,7 @@ inline uint32_t half_op(uint32_t a, uint32_t b, uint32_t c, SmallFloat f, uint8_
     default:
       break;
   }
-  if ((flags & kRelu) && !std::isnan(r) && r < 0) r = 0;
+  if ((flags & kRelu) && !std::isnan(r) && r <= 0) r = 0;  // -0.0 too: .relu gives +0.0
   if (flags & kSat) r = saturate(r);
   uint32_t out = double_to_small(r, f, kRoundNearest, false);
   if (flags & kFtz) {
