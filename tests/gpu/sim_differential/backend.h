@@ -38,12 +38,16 @@ class Params {
     size_t offset = (bytes_.size() + align - 1) / align * align;
     bytes_.resize(offset + sizeof(T));
     std::memcpy(bytes_.data() + offset, &value, sizeof(T));
+    offsets_.push_back(offset);
     return *this;
   }
   const std::vector<std::byte>& bytes() const { return bytes_; }
+  // Where each argument starts in bytes(), in order (one per .param of the kernel).
+  const std::vector<size_t>& offsets() const { return offsets_; }
 
  private:
   std::vector<std::byte> bytes_;
+  std::vector<size_t> offsets_;
 };
 
 struct alignas(64) MapBytes {

@@ -113,7 +113,10 @@ void add_tensor_cases(std::vector<Case>& cases) {
     cases.push_back(tensor_case(sw, inner[sw], 16, 40, 5));
     cases.push_back(tensor_case(sw, inner[sw], 16, kWidth - inner[sw] / 2, kHeight - 6));
   }
-  cases.push_back(tensor_case(0, 8, 8, 3, 1));
+  // A 16-byte box. Its x is a multiple of 8 elements (16 B): on an H200 an x of 3 (6 B into a
+  // row) faults with CUDA_ERROR_ILLEGAL_INSTRUCTION, an x of 8 copies (checked by hand,
+  // 2026-11-29); the simulator does not model that fault.
+  cases.push_back(tensor_case(0, 8, 8, 8, 1));
 }
 
 }  // namespace kiln::simdiff

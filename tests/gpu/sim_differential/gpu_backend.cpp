@@ -157,13 +157,15 @@ class GpuBackend : public Backend {
       KILN_CU(api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  static_cast<int>(shared)));
     }
+    // kernelParams (a pointer to each argument), not CU_LAUNCH_PARAM_BUFFER_POINTER: on an H200
+    // (driver of 2026-11) a CUtensorMap passed in the packed `extra` buffer makes
+    // cp.async.bulk.tensor fault with CUDA_ERROR_ILLEGAL_INSTRUCTION, while the same kernel,
+    // cubin or PTX, runs correctly with kernelParams (checked by hand, 2026-11-29).
     std::vector<std::byte> buffer = params.bytes();
-    size_t size = buffer.size();
-    // CU_LAUNCH_PARAM_BUFFER_POINTER (1), CU_LAUNCH_PARAM_BUFFER_SIZE (2), CU_LAUNCH_PARAM_END.
-    auto tag = [](uintptr_t v) { return reinterpret_cast<void*>(v); };
-    void* extra[] = {tag(1), buffer.data(), tag(2), &size, tag(0)};
+    std::vector<void*> args;
+    for (size_t offset : params.offsets()) args.push_back(buffer.data() + offset);
     KILN_CU(api.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared,
-                           nullptr, nullptr, size ? extra : nullptr));
+                           nullptr, args.empty() ? nullptr : args.data(), nullptr));
     KILN_CU(api.cuCtxSynchronize());
     return "";
   }
