@@ -2,9 +2,7 @@
 // directory, the task bundles or inline source; diagnostics, kernels, the cache, refusals.
 #include <gtest/gtest.h>
 
-#include "kiln/mcp/server.h"
-#include "kiln/tools/toolbox.h"
-#include "support/temp_dir.h"
+#include "toolbox_fixture.h"
 
 namespace kiln::tools {
 namespace {
@@ -28,25 +26,9 @@ constexpr const char* kBroken = R"(__global__ void k(float* x) {
 }
 )";
 
-class CompileToolTest : public ::testing::Test {
+class CompileToolTest : public NvccToolboxTest {
  protected:
-  void SetUp() override {
-    if (!KILN_TEST_HAVE_NVCC) GTEST_SKIP() << "no CUDA toolkit";
-    ToolboxConfig config;
-    config.tasks_dir = KILN_TASKS_DIR;
-    config.default_task = "fp16_gemm";
-    config.run_dir = run_dir_.path();
-    config.compile_cache_dir = cache_.path();
-    config.probe_local_gpu = false;
-    ASSERT_TRUE(register_toolbox(server_, config).ok());
-  }
-  mcp::ToolResult call(const json& arguments) {
-    auto context = mcp::CallContext::detached();
-    return server_.tools().run("compile", arguments, context);
-  }
-  testing::TempDir run_dir_;
-  testing::TempDir cache_;
-  mcp::Server server_{mcp::ServerInfo{}};
+  mcp::ToolResult call(const json& arguments) { return call_tool("compile", arguments); }
 };
 
 TEST_F(CompileToolTest, InlineSourceReportsKernelsAndTheSecondCallIsACacheHit) {

@@ -2,9 +2,7 @@
 // the analysis, findings with .cu lines and fixes, limit/offset, refusals.
 #include <gtest/gtest.h>
 
-#include "kiln/mcp/server.h"
-#include "kiln/tools/toolbox.h"
-#include "support/temp_dir.h"
+#include "toolbox_fixture.h"
 
 namespace kiln::tools {
 namespace {
@@ -38,25 +36,9 @@ extern "C" int kiln_launch(const kiln_tensor* t, int, const kiln_scalar*, int, c
 }
 )";
 
-class SynccheckToolTest : public ::testing::Test {
+class SynccheckToolTest : public NvccToolboxTest {
  protected:
-  void SetUp() override {
-    if (!KILN_TEST_HAVE_NVCC) GTEST_SKIP() << "no CUDA toolkit";
-    ToolboxConfig config;
-    config.tasks_dir = KILN_TASKS_DIR;
-    config.default_task = "fp16_gemm";
-    config.run_dir = run_dir_.path();
-    config.compile_cache_dir = cache_.path();
-    config.probe_local_gpu = false;
-    ASSERT_TRUE(register_toolbox(server_, config).ok());
-  }
-  mcp::ToolResult call(const json& arguments) {
-    auto context = mcp::CallContext::detached();
-    return server_.tools().run("synccheck", arguments, context);
-  }
-  testing::TempDir run_dir_;
-  testing::TempDir cache_;
-  mcp::Server server_{mcp::ServerInfo{}};
+  mcp::ToolResult call(const json& arguments) { return call_tool("synccheck", arguments); }
 };
 
 TEST_F(SynccheckToolTest, FindsTheBarrierAfterAnEarlyReturnWithItsLineAndAFix) {

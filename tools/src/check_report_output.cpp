@@ -55,6 +55,38 @@ mcp::ToolResult check_report_result(const check::CheckReport& report,
   return out;
 }
 
+json check_input_schema(const json& extra_properties) {
+  json properties = {
+      {"path",
+       {{"type", "string"},
+        {"description", "kernel.cu path: relative to the run directory, or inside the task "
+                        "bundles"}}},
+      {"source", {{"type", "string"}, {"description", "the kernel.cu source inline"}}},
+      {"task",
+       {{"type", "string"},
+        {"pattern", "^[a-z0-9_]+$"},
+        {"description", "task name; default: this run's task"}}},
+      {"workload",
+       {{"type", "string"},
+        {"description", "GPU run: the workload to run; default: the smallest"}}},
+      {"limit",
+       {{"type", "integer"},
+        {"minimum", 1},
+        {"maximum", 200},
+        {"description", "findings to return (default 20)"}}},
+      {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "findings to skip"}}}};
+  for (const auto& [name, schema] : extra_properties.items()) properties[name] = schema;
+  return json{{"type", "object"}, {"properties", properties}, {"additionalProperties", false}};
+}
+
+mcp::ToolResult check_refusal(const std::string& engine, const std::string& message) {
+  mcp::ToolResult result;
+  result.structured = json{{"engine", engine}, {"error", message}};
+  result.text = message;
+  result.is_error = true;
+  return result;
+}
+
 json check_report_schema() {
   return json{{"type", "object"},
               {"properties",

@@ -1,5 +1,6 @@
 #include "sanitize_engine.h"
 
+#include "check_report_output.h"
 #include "kiln/check/sanitizer_findings.h"
 
 namespace kiln::tools {
@@ -30,6 +31,26 @@ Result<SanitizeRun> run_sanitizer(GpuJobs& jobs, const tasks::Task& task,
     run.report.finish();
   }
   return run;
+}
+
+mcp::ToolResult run_gpu_check(GpuJobs& jobs, const Candidate& candidate,
+                              const nlohmann::json& arguments, const std::string& tool,
+                              mcp::CallContext& context) {
+  auto task = jobs.task(arguments.value("task", ""));
+  if (!task) return check_refusal("gpu", task.error().message);
+  auto run =
+      run_sanitizer(jobs, **task, candidate, tool, arguments.value("workload", ""), context);
+  if (!run) return check_refusal("gpu", run.error().message);
+  CheckOutputOptions output;
+  output.tool = tool;
+  output.engine = "gpu";
+  output.where = "compute-sanitizer, workload " + run->workload + ", job " + run->job_id +
+                 " on " + run->runner;
+  output.limit = arguments.value("limit", size_t{20});
+  output.offset = arguments.value("offset", size_t{0});
+  output.extra = {{"job_id", run->job_id}, {"runner", run->runner}};
+  if (!run->error.empty()) output.extra["error"] = run->error;
+  return check_report_result(run->report, output);
 }
 
 }  // namespace kiln::tools

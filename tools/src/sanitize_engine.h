@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kiln/check/finding.h"
+#include "kiln/mcp/tool.h"
 #include "kiln/mcp/call_context.h"
 #include "kiln/tools/gpu_jobs.h"
 
@@ -24,5 +25,11 @@ struct SanitizeRun {
 Result<SanitizeRun> run_sanitizer(GpuJobs& jobs, const tasks::Task& task,
                                   const Candidate& candidate, const std::string& tool,
                                   const std::string& workload, mcp::CallContext& context);
+
+// The whole gpu engine of a check tool: the task and workload from `arguments`, the sanitize
+// job, and its report as the tool's result (limit/offset applied).
+mcp::ToolResult run_gpu_check(GpuJobs& jobs, const Candidate& candidate,
+                              const nlohmann::json& arguments, const std::string& tool,
+                              mcp::CallContext& context);
 
 }  // namespace kiln::tools

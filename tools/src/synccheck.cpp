@@ -13,14 +13,6 @@ using json = nlohmann::json;
 
 namespace {
 
-mcp::ToolResult refusal(const std::string& engine, const std::string& message) {
-  mcp::ToolResult result;
-  result.structured = json{{"engine", engine}, {"error", message}};
-  result.text = message;
-  result.is_error = true;
-  return result;
-}
-
 CheckOutputOptions output_options(const json& arguments, std::string engine, std::string where) {
   CheckOutputOptions options;
   options.tool = "synccheck";
@@ -34,7 +26,7 @@ CheckOutputOptions output_options(const json& arguments, std::string engine, std
 mcp::ToolResult run_static(CandidateCompiler& compiler, const json& arguments,
                            const Candidate& candidate) {
   auto compiled = compiler.compile(arguments, candidate);
-  if (!compiled) return refusal("static", compiled.error().message);
+  if (!compiled) return check_refusal("static", compiled.error().message);
   if (!compiled->ok) {
     std::string message = "the candidate does not compile (" +
                           std::to_string(compiled->errors()) + " error(s))";
@@ -44,12 +36,12 @@ mcp::ToolResult run_static(CandidateCompiler& compiler, const json& arguments,
         break;
       }
     }
-    return refusal("static", message + ". Run compile for every diagnostic, fix them, then "
+    return check_refusal("static", message + ". Run compile for every diagnostic, fix them, then "
                                        "synccheck again.");
   }
   auto parsed = ptx::parse_ptx(compiled->ptx, {compiled->file_name + ".ptx"});
   if (!parsed) {
-    return refusal("static", "kiln could not read the PTX nvcc produced: " +
+    return check_refusal("static", "kiln could not read the PTX nvcc produced: " +
                                  parsed.error().message +
                                  ". Use engine \"gpu\" (compute-sanitizer) instead.");
   }
@@ -80,56 +72,27 @@ mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
       "fence/commit/wait. engine \"static\" (default) analyzes the PTX for every thread on this "
       "machine in about a second; \"gpu\" runs compute-sanitizer synccheck on a runner. Each "
       "finding has the .cu line, the PTX line and a fix.";
-  tool.input_schema = json{
-      {"type", "object"},
-      {"properties",
-       {{"path",
-         {{"type", "string"},
-          {"description", "kernel.cu path: relative to the run directory, or inside the task "
-                          "bundles"}}},
-        {"source", {{"type", "string"}, {"description", "the kernel.cu source inline"}}},
-        {"task",
-         {{"type", "string"},
-          {"pattern", "^[a-z0-9_]+$"},
-          {"description", "task name; default: this run's task"}}},
-        {"arch",
-         {{"type", "string"},
-          {"pattern", "^sm_[0-9]+[af]?$"},
-          {"description", "static engine: nvcc architecture; default: the task's"}}},
-        {"engine",
-         {{"type", "string"},
-          {"enum", {"static", "gpu"}},
-          {"description", "static (default, no GPU) or gpu (compute-sanitizer on a runner)"}}},
-        {"workload",
-         {{"type", "string"},
-          {"description", "gpu engine: the workload to run; default: the smallest"}}},
-        {"warp_aligned",
-         {{"type", "boolean"},
-          {"description", "static engine: blockDim.x is a multiple of 32 (default true)"}}},
-        {"limit",
-         {{"type", "integer"}, {"minimum", 1}, {"maximum", 200},
-          {"description", "findings to return (default 20)"}}},
-        {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "findings to skip"}}}}},
-      {"additionalProperties", false}};
+  tool.input_schema = check_input_schema(
+      {{"arch",
+        {{"type", "string"},
+         {"pattern", "^sm_[0-9]+[af]?$"},
+         {"description", "static engine: nvcc architecture; default: the task's"}}},
+       {"engine",
+        {{"type", "string"},
+         {"enum", {"static", "gpu"}},
+         {"description", "static (default, no GPU) or gpu (compute-sanitizer on a runner)"}}},
+       {"warp_aligned",
+        {{"type", "boolean"},
+         {"description", "static engine: blockDim.x is a multiple of 32 (default true)"}}}});
   tool.output_schema = check_report_schema();
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = true, .open_world = true};
   tool.handler = [compiler, jobs](const json& arguments, mcp::CallContext& context) {
     const std::string engine = arguments.value("engine", "static");
     auto candidate = compiler->candidate(arguments);
-    if (!candidate) return refusal(engine, candidate.error().message);
+    if (!candidate) return check_refusal(engine, candidate.error().message);
     if (engine == "static") return run_static(*compiler, arguments, *candidate);
-    auto task = jobs->task(arguments.value("task", ""));
-    if (!task) return refusal(engine, task.error().message);
-    auto run = run_sanitizer(*jobs, **task, *candidate, "synccheck",
-                             arguments.value("workload", ""), context);
-    if (!run) return refusal(engine, run.error().message);
-    CheckOutputOptions output = output_options(
-        arguments, "gpu", "compute-sanitizer, workload " + run->workload + ", job " +
-                              run->job_id + " on " + run->runner);
-    output.extra = {{"job_id", run->job_id}, {"runner", run->runner}};
-    if (!run->error.empty()) output.extra["error"] = run->error;
-    return check_report_result(run->report, output);
+    return run_gpu_check(*jobs, *candidate, arguments, "synccheck", context);
   };
   return tool;
 }
