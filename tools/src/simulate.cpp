@@ -188,8 +188,9 @@ json output_schema() {
         {"status", {{"type", "string"},
                     {"enum", {"pass", "wrong_answer", "launch_error", "fault", "harness_error"}}}},
         {"message", {{"type", "string"}}},
-        {"max_abs_error", {{"type", {"number", "string"}}}},
-        {"max_rel_error", {{"type", {"number", "string"}}}},
+        // A number, or "inf"/"nan" as text (JSON has no such numbers).
+        {"max_abs_error", {{"anyOf", {{{"type", "number"}}, {{"type", "string"}, {"enum", {"inf", "-inf", "nan"}}}}}}},
+        {"max_rel_error", {{"anyOf", {{{"type", "number"}}, {{"type", "string"}, {"enum", {"inf", "-inf", "nan"}}}}}}},
         {"mismatches", {{"type", "integer"}}},
         {"checked", {{"type", "integer"}}},
         {"first_mismatches", {{"type", "array"}, {"items", {{"type", "object"}}}}},
