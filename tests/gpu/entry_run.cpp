@@ -6,15 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <ctime>
-#include <memory>
-#include <optional>
 #include <sstream>
 
-#include "cold_l2_timer.h"
-#include "cublas_gemm.h"
 #include "device_buffer.h"
-#include "dim_expression.h"
 #include "kiln/abi.h"
 #include "kiln/zoo/numeric.h"
 #include "output_compare.h"
@@ -50,532 +44,362 @@ std::string seconds_since(std::chrono::steady_clock::time_point start) {
   return out.str();
 }
 
-std::string number(double value, int digits = 4) {
+}  // namespace
+
+std::string format_number(double value, int digits) {
   std::ostringstream out;
   out.precision(digits);
   out << value;
   return out.str();
 }
 
-// `value` with `digits` significant digits, for the recorded numbers.
-double round_significant(double value, int digits) {
-  if (value == 0 || !std::isfinite(value)) return value;
-  const double scale =
-      std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(value)))));
-  return std::round(value * scale) / scale;
+EntryRun::EntryRun(const ZooMeta& meta, const RunOptions& options, Report& report)
+    : meta_(meta), options_(options), report_(report) {}
+EntryRun::~EntryRun() {
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
-std::string utc_date() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[16];
-  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
-  return text;
+void EntryRun::run(const std::filesystem::path& library) {
+  if (!setup(library)) return;
+  const size_t shapes = options_.max_shapes == 0
+                            ? meta_.shapes.size()
+                            : std::min(options_.max_shapes, meta_.shapes.size());
+  for (size_t i = 0; i < shapes; ++i) {
+    run_shape(i);
+    if (broken_) {
+      report_.log(
+          "stopping: after that error the CUDA context cannot be trusted, so the "
+          "remaining shapes are not run");
+      return;
+    }
+  }
 }
 
-// The entry's tensors on the device. Outputs sit between guard bands.
-struct DeviceCase {
-  std::vector<DeviceBuffer> inputs;
-  std::vector<DeviceBuffer> outputs;  // kGuardBytes + data + kGuardBytes
-  std::vector<kiln_tensor> descriptors;
-};
+// Reports a failed CUDA call. Any error but running out of memory also ends the entry:
+// an asynchronous kernel fault surfaces in whatever call comes next, and after one the
+// context is unusable.
+bool EntryRun::check(cudaError_t error, const std::string& what) {
+  if (error == cudaSuccess) return true;
+  report_.failure(cuda_failure(what, error));
+  if (error != cudaErrorMemoryAllocation) broken_ = true;
+  return false;
+}
 
-class EntryRun {
- public:
-  EntryRun(const ZooMeta& meta, const RunOptions& options, Report& report)
-      : meta_(meta), options_(options), report_(report) {}
-  ~EntryRun() {
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  }
-  EntryRun(const EntryRun&) = delete;
-  EntryRun& operator=(const EntryRun&) = delete;
-
-  void run(const std::filesystem::path& library) {
-    if (!setup(library)) return;
-    for (size_t i = 0; i < meta_.shapes.size(); ++i) {
-      run_shape(i);
-      if (broken_) {
-        report_.log(
-            "stopping: after that error the CUDA context cannot be trusted, so the "
-            "remaining shapes are not run");
-        return;
-      }
-    }
-  }
-
- private:
-  // Reports a failed CUDA call. Any error but running out of memory also ends the entry:
-  // an asynchronous kernel fault surfaces in whatever call comes next, and after one the
-  // context is unusable.
-  bool check(cudaError_t error, const std::string& what) {
-    if (error == cudaSuccess) return true;
-    report_.failure(cuda_failure(what, error));
-    if (error != cudaErrorMemoryAllocation) broken_ = true;
+bool EntryRun::setup(const std::filesystem::path& library) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    report_.failure(e != cudaSuccess
+                        ? cuda_failure("cudaGetDeviceCount (no usable GPU or driver?)", e)
+                        : "no CUDA device visible (check CUDA_VISIBLE_DEVICES)");
     return false;
   }
-
-  bool setup(const std::filesystem::path& library) {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-      report_.failure(e != cudaSuccess
-                          ? cuda_failure("cudaGetDeviceCount (no usable GPU or driver?)", e)
-                          : "no CUDA device visible (check CUDA_VISIBLE_DEVICES)");
-      return false;
-    }
-    if (!check(cudaSetDevice(0), "cudaSetDevice(0)")) return false;
-    cudaDeviceProp prop{};
-    if (!check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties(0)")) return false;
-    gpu_name_ = prop.name;
-    const std::string sm = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-    if (meta_.arch == "sm_90a" && !(prop.major == 9 && prop.minor == 0)) {
-      report_.skip("the entry needs sm_90a (Hopper) and GPU 0 is " + gpu_name_ + " (" + sm + ")");
-      return false;
-    }
-    if (prop.major < 8) {
-      report_.skip("the entry needs sm_80 or newer and GPU 0 is " + gpu_name_ + " (" + sm + ")");
-      return false;
-    }
-    int driver = 0, runtime = 0;
-    cudaDriverGetVersion(&driver);
-    cudaRuntimeGetVersion(&runtime);
-    report_.log("GPU 0: " + gpu_name_ + " (" + sm + "), driver API " + std::to_string(driver) +
-                ", runtime " + std::to_string(runtime) + ", kernel " + library.string());
-
-    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      report_.failure("cannot load " + library.string() + ": " +
-                      (why ? why : "unknown dlopen error") +
-                      " (build it with: cmake --build BUILD --target zoo_kernels)");
-      return false;
-    }
-    void* symbol = dlsym(handle, "kiln_launch");
-    if (symbol == nullptr) {
-      report_.failure(library.string() +
-                      " does not export kiln_launch; declare it extern \"C\" "
-                      "(see tasks/include/kiln/abi.h)");
-      return false;
-    }
-    static_assert(sizeof(launch_) == sizeof(symbol));
-    std::memcpy(&launch_, &symbol, sizeof launch_);  // object pointer -> function pointer
-    return check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
-                 "cudaStreamCreateWithFlags");
-  }
-
-  void run_shape(size_t index) {
-    const std::string label = "shape " + std::to_string(index + 1) + "/" +
-                              std::to_string(meta_.shapes.size()) + " " +
-                              format_shape(meta_.shape_json[index]);
-    const uint64_t seed = case_seed(meta_.id, index, options_.seed);
-    auto start = std::chrono::steady_clock::now();
-    CaseResult made = make_zoo_case(meta_, index, seed);
-    if (!made.error.empty()) {
-      report_.failure(label + ": cannot build the inputs: " + made.error);
-      return;
-    }
-    ZooCase& test_case = made.test_case;
-    const ReferenceRun reference = run_reference(meta_.op, test_case, seed);
-    if (reference.status != KILN_OK) {
-      report_.failure(label + ": " + reference.error);
-      return;
-    }
-    report_.log(label + ": inputs and CPU reference ready in " + seconds_since(start) +
-                " (checking " + reference.coverage + ")");
-
-    DeviceCase device;
-    if (!upload(test_case, device, label)) return;
-    bool passed = true;
-    std::vector<Comparison> comparisons;
-    for (const unsigned char poison :
-         {static_cast<unsigned char>(0xff), static_cast<unsigned char>(0x7f)}) {
-      comparisons.clear();
-      if (!correct_run(test_case, device, reference, label, poison, comparisons)) {
-        passed = false;
-        break;
-      }
-    }
-    if (broken_) return;
-    if (passed) {
-      std::string stats;
-      for (const Comparison& c : comparisons) {
-        stats += (stats.empty() ? "" : "; ") + c.tensor + " max abs err " +
-                 number(c.max_abs_error) + ", max rel err " + number(c.max_rel_error);
-      }
-      report_.log(label + ": PASS (" + stats + ")");
-    }
-    if (index + 1 != meta_.shapes.size()) return;
-    if (!options_.time) {
-      report_.log("timing skipped (KILN_ZOO_NO_TIMING)");
-    } else if (!passed) {
-      report_.log("timing skipped: the last shape is not correct");
-    } else {
-      time_shape(test_case, device, reference, label, meta_.shape_json[index]);
-    }
-  }
-
-  bool upload(ZooCase& test_case, DeviceCase& device, const std::string& label) {
-    for (HostTensor& t : test_case.inputs) {
-      DeviceBuffer buffer;
-      if (!check(buffer.allocate(t.bytes.size()), label + ": cudaMalloc(" + t.name + ", " +
-                                                      std::to_string(t.bytes.size()) + " bytes)"))
-        return false;
-      if (!check(cudaMemcpyAsync(buffer.data(), t.bytes.data(), t.bytes.size(),
-                                 cudaMemcpyHostToDevice, stream_),
-                 label + ": cudaMemcpyAsync(" + t.name + " to the device)")) {
-        return false;
-      }
-      device.descriptors.push_back(t.descriptor(buffer.data()));
-      device.inputs.push_back(std::move(buffer));
-    }
-    for (HostTensor& t : test_case.outputs) {
-      DeviceBuffer buffer;
-      if (!check(
-              buffer.allocate(t.bytes.size() + 2 * kGuardBytes),
-              label + ": cudaMalloc(" + t.name + ", " + std::to_string(t.bytes.size()) + " bytes)"))
-        return false;
-      device.descriptors.push_back(t.descriptor(buffer.data() + kGuardBytes));
-      device.outputs.push_back(std::move(buffer));
-    }
-    // Copies from pageable memory may still be in flight when the call returns.
-    return check(cudaStreamSynchronize(stream_),
-                 label + ": cudaStreamSynchronize after uploading the inputs");
-  }
-
-  // One kiln_launch on the stream; false (reported) when it did not enqueue cleanly.
-  bool launch(ZooCase& test_case, DeviceCase& device, const std::string& when) {
-    const kiln_scalar* scalars = test_case.scalars.empty() ? nullptr : test_case.scalars.data();
-    const int status =
-        launch_(device.descriptors.data(), static_cast<int>(device.descriptors.size()), scalars,
-                static_cast<int>(test_case.scalars.size()), stream_);
-    const cudaError_t pending = cudaGetLastError();
-    if (status != KILN_OK) {
-      report_.failure(when + ": kiln_launch returned " + status_text(status) +
-                      (pending != cudaSuccess ? "; " + cuda_failure("the launch", pending) : ""));
-      return false;
-    }
-    if (pending != cudaSuccess) {
-      report_.failure(when + ": kiln_launch returned KILN_OK but left a CUDA error: " +
-                      cuda_failure("the launch", pending) +
-                      " (check launch bounds, shared memory size, "
-                      "and cudaFuncSetAttribute for more than 48 KiB of dynamic shared memory)");
-      return false;
-    }
-    return true;
-  }
-
-  // Waits for the stream; an error here came from the kernel and ends the entry's run.
-  bool finish(const std::string& when) {
-    const cudaError_t e = cudaStreamSynchronize(stream_);
-    if (e == cudaSuccess) return true;
-    report_.failure(when + ": " + cuda_failure("the kernel (seen at cudaStreamSynchronize)", e) +
-                    "; run compute-sanitizer on the entry to find the faulting access");
-    broken_ = true;
+  if (!check(cudaSetDevice(0), "cudaSetDevice(0)")) return false;
+  cudaDeviceProp prop{};
+  if (!check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties(0)")) return false;
+  gpu_name_ = prop.name;
+  const std::string sm = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  if (meta_.arch == "sm_90a" && !(prop.major == 9 && prop.minor == 0)) {
+    report_.skip("the entry needs sm_90a (Hopper) and GPU 0 is " + gpu_name_ + " (" + sm + ")");
     return false;
   }
+  if (prop.major < 8) {
+    report_.skip("the entry needs sm_80 or newer and GPU 0 is " + gpu_name_ + " (" + sm + ")");
+    return false;
+  }
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  report_.log("GPU 0: " + gpu_name_ + " (" + sm + "), driver API " + std::to_string(driver) +
+              ", runtime " + std::to_string(runtime) + ", kernel " + library.string());
 
-  bool copy_outputs(const ZooCase& test_case, const DeviceCase& device,
-                    std::vector<HostTensor>& out, const std::string& when) {
-    out.clear();
-    for (size_t o = 0; o < test_case.outputs.size(); ++o) {
-      const HostTensor& shape = test_case.outputs[o];
-      out.push_back(make_host_tensor(shape.name, shape.dtype, shape.shape));
-      if (!check(cudaMemcpyAsync(out.back().bytes.data(), device.outputs[o].data() + kGuardBytes,
-                                 out.back().bytes.size(), cudaMemcpyDeviceToHost, stream_),
-                 when + ": cudaMemcpyAsync(" + shape.name + " to the host)")) {
-        broken_ = true;
-        return false;
-      }
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    report_.failure("cannot load " + library.string() + ": " +
+                    (why ? why : "unknown dlopen error") +
+                    " (build it with: cmake --build BUILD --target zoo_kernels)");
+    return false;
+  }
+  void* symbol = dlsym(handle, "kiln_launch");
+  if (symbol == nullptr) {
+    report_.failure(library.string() +
+                    " does not export kiln_launch; declare it extern \"C\" "
+                    "(see tasks/include/kiln/abi.h)");
+    return false;
+  }
+  static_assert(sizeof(launch_) == sizeof(symbol));
+  std::memcpy(&launch_, &symbol, sizeof launch_);  // object pointer -> function pointer
+  return check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+               "cudaStreamCreateWithFlags");
+}
+
+void EntryRun::run_shape(size_t index) {
+  const std::string label = "shape " + std::to_string(index + 1) + "/" +
+                            std::to_string(meta_.shapes.size()) + " " +
+                            format_shape(meta_.shape_json[index]);
+  const uint64_t seed = case_seed(meta_.id, index, options_.seed);
+  auto start = std::chrono::steady_clock::now();
+  CaseResult made = make_zoo_case(meta_, index, seed);
+  if (!made.error.empty()) {
+    report_.failure(label + ": cannot build the inputs: " + made.error);
+    return;
+  }
+  ZooCase& test_case = made.test_case;
+  const ReferenceRun reference = run_reference(meta_.op, test_case, seed);
+  if (reference.status != KILN_OK) {
+    report_.failure(label + ": " + reference.error);
+    return;
+  }
+  report_.log(label + ": inputs and CPU reference ready in " + seconds_since(start) +
+              " (checking " + reference.coverage + ")");
+
+  DeviceCase device;
+  if (!upload(test_case, device, label)) return;
+  bool passed = true;
+  std::vector<Comparison> comparisons;
+  for (const unsigned char poison :
+       {static_cast<unsigned char>(0xff), static_cast<unsigned char>(0x7f)}) {
+    comparisons.clear();
+    if (!correct_run(test_case, device, reference, label, poison, comparisons)) {
+      passed = false;
+      break;
     }
-    if (!check(cudaStreamSynchronize(stream_),
-               when + ": cudaStreamSynchronize after copying outputs")) {
+  }
+  if (broken_) return;
+  if (passed) {
+    std::string stats;
+    for (const Comparison& c : comparisons) {
+      stats += (stats.empty() ? "" : "; ") + c.tensor + " max abs err " +
+               format_number(c.max_abs_error) + ", max rel err " + format_number(c.max_rel_error);
+    }
+    report_.log(label + ": PASS (" + stats + ")");
+  }
+  if (index + 1 != meta_.shapes.size()) return;
+  if (!options_.time) {
+    report_.log("timing skipped (KILN_ZOO_NO_TIMING)");
+  } else if (!passed) {
+    report_.log("timing skipped: the last shape is not correct");
+  } else {
+    time_shape(test_case, device, reference, label, meta_.shape_json[index]);
+  }
+}
+
+bool EntryRun::upload(ZooCase& test_case, DeviceCase& device, const std::string& label) {
+  for (HostTensor& t : test_case.inputs) {
+    DeviceBuffer buffer;
+    if (!check(buffer.allocate(t.bytes.size()), label + ": cudaMalloc(" + t.name + ", " +
+                                                    std::to_string(t.bytes.size()) + " bytes)"))
+      return false;
+    if (!check(cudaMemcpyAsync(buffer.data(), t.bytes.data(), t.bytes.size(),
+                               cudaMemcpyHostToDevice, stream_),
+               label + ": cudaMemcpyAsync(" + t.name + " to the device)")) {
+      return false;
+    }
+    device.descriptors.push_back(t.descriptor(buffer.data()));
+    device.inputs.push_back(std::move(buffer));
+  }
+  for (HostTensor& t : test_case.outputs) {
+    DeviceBuffer buffer;
+    if (!check(
+            buffer.allocate(t.bytes.size() + 2 * kGuardBytes),
+            label + ": cudaMalloc(" + t.name + ", " + std::to_string(t.bytes.size()) + " bytes)"))
+      return false;
+    device.descriptors.push_back(t.descriptor(buffer.data() + kGuardBytes));
+    device.outputs.push_back(std::move(buffer));
+  }
+  // Copies from pageable memory may still be in flight when the call returns.
+  return check(cudaStreamSynchronize(stream_),
+               label + ": cudaStreamSynchronize after uploading the inputs");
+}
+
+// One kiln_launch on the stream; false (reported) when it did not enqueue cleanly.
+bool EntryRun::launch(ZooCase& test_case, DeviceCase& device, const std::string& when) {
+  const kiln_scalar* scalars = test_case.scalars.empty() ? nullptr : test_case.scalars.data();
+  const int status = launch_(device.descriptors.data(), static_cast<int>(device.descriptors.size()),
+                             scalars, static_cast<int>(test_case.scalars.size()), stream_);
+  const cudaError_t pending = cudaGetLastError();
+  if (status != KILN_OK) {
+    report_.failure(when + ": kiln_launch returned " + status_text(status) +
+                    (pending != cudaSuccess ? "; " + cuda_failure("the launch", pending) : ""));
+    return false;
+  }
+  if (pending != cudaSuccess) {
+    report_.failure(when + ": kiln_launch returned KILN_OK but left a CUDA error: " +
+                    cuda_failure("the launch", pending) +
+                    " (check launch bounds, shared memory size, "
+                    "and cudaFuncSetAttribute for more than 48 KiB of dynamic shared memory)");
+    return false;
+  }
+  return true;
+}
+
+// Waits for the stream; an error here came from the kernel and ends the entry's run.
+bool EntryRun::finish(const std::string& when) {
+  const cudaError_t e = cudaStreamSynchronize(stream_);
+  if (e == cudaSuccess) return true;
+  report_.failure(when + ": " + cuda_failure("the kernel (seen at cudaStreamSynchronize)", e) +
+                  "; run compute-sanitizer on the entry to find the faulting access");
+  broken_ = true;
+  return false;
+}
+
+bool EntryRun::copy_outputs(const ZooCase& test_case, const DeviceCase& device,
+                            std::vector<HostTensor>& out, const std::string& when) {
+  out.clear();
+  for (size_t o = 0; o < test_case.outputs.size(); ++o) {
+    const HostTensor& shape = test_case.outputs[o];
+    out.push_back(make_host_tensor(shape.name, shape.dtype, shape.shape));
+    if (!check(cudaMemcpyAsync(out.back().bytes.data(), device.outputs[o].data() + kGuardBytes,
+                               out.back().bytes.size(), cudaMemcpyDeviceToHost, stream_),
+               when + ": cudaMemcpyAsync(" + shape.name + " to the host)")) {
       broken_ = true;
       return false;
     }
-    return true;
   }
-
-  std::vector<Comparison> compare_all(const std::vector<HostTensor>& actual,
-                                      const ReferenceRun& reference) {
-    std::vector<Comparison> out;
-    for (size_t o = 0; o < actual.size(); ++o) {
-      out.push_back(compare_outputs(reference.expected[o], actual[o], meta_.atol, meta_.rtol,
-                                    reference.rows, reference.row_length));
-    }
-    return out;
-  }
-
-  // Checks the outputs of the work just finished; reports mismatches.
-  bool check_outputs(const ZooCase& test_case, const DeviceCase& device,
-                     const ReferenceRun& reference, const std::string& when,
-                     std::vector<Comparison>& comparisons) {
-    std::vector<HostTensor> actual;
-    if (!copy_outputs(test_case, device, actual, when)) return false;
-    comparisons = compare_all(actual, reference);
-    bool all_passed = true;
-    for (const Comparison& c : comparisons) all_passed = all_passed && c.passed();
-    if (all_passed && reference.rows) {
-      // Rows outside the sample are not compared, but they must at least be written:
-      // NaN or infinity there is a poisoned (unwritten) or garbage element.
-      for (const HostTensor& t : actual) {
-        const NonFinite found = find_nonfinite(t);
-        if (found.count > 0) {
-          report_.failure(when + ": output " + t.name + " has " + std::to_string(found.count) +
-                          " NaN/Inf elements (unwritten?), the first at " + t.name +
-                          format_index(t.shape, found.first) + "; the sampled rows matched");
-          all_passed = false;
-        }
-      }
-      if (!all_passed) return false;
-    }
-    if (all_passed) return true;
-    // Right only after waiting for the whole device: work escaped the given stream.
-    if (cudaDeviceSynchronize() == cudaSuccess && copy_outputs(test_case, device, actual, when)) {
-      bool later_passed = true;
-      for (const Comparison& c : compare_all(actual, reference))
-        later_passed = later_passed && c.passed();
-      if (later_passed) {
-        report_.failure(when +
-                        ": the outputs were wrong after cudaStreamSynchronize(stream) but right "
-                        "after cudaDeviceSynchronize: kiln_launch must enqueue all its work on the "
-                        "stream it is given");
-        return false;
-      }
-    }
-    for (const Comparison& c : comparisons) {
-      if (!c.passed()) report_.failure(when + ": " + c.describe(meta_.atol, meta_.rtol));
-    }
+  if (!check(cudaStreamSynchronize(stream_),
+             when + ": cudaStreamSynchronize after copying outputs")) {
+    broken_ = true;
     return false;
   }
+  return true;
+}
 
-  bool correct_run(ZooCase& test_case, DeviceCase& device, const ReferenceRun& reference,
-                   const std::string& label, unsigned char poison,
-                   std::vector<Comparison>& comparisons) {
-    std::ostringstream when_text;
-    when_text << label << " (outputs poisoned with 0x" << std::hex << static_cast<int>(poison)
-              << " bytes)";
-    const std::string when = when_text.str();
-    for (size_t o = 0; o < device.outputs.size(); ++o) {
-      DeviceBuffer& buffer = device.outputs[o];
-      const size_t bytes = test_case.outputs[o].bytes.size();
-      if (!check(cudaMemsetAsync(buffer.data(), kGuardByte, buffer.size(), stream_),
-                 when + ": cudaMemsetAsync(guard)") ||
-          !check(cudaMemsetAsync(buffer.data() + kGuardBytes, poison, bytes, stream_),
-                 when + ": cudaMemsetAsync(poison)")) {
-        return false;
+std::vector<Comparison> EntryRun::compare_all(const std::vector<HostTensor>& actual,
+                                              const ReferenceRun& reference) {
+  std::vector<Comparison> out;
+  for (size_t o = 0; o < actual.size(); ++o) {
+    out.push_back(compare_outputs(reference.expected[o], actual[o], meta_.atol, meta_.rtol,
+                                  reference.rows, reference.row_length));
+  }
+  return out;
+}
+
+// Checks the outputs of the work just finished; reports mismatches.
+bool EntryRun::check_outputs(const ZooCase& test_case, const DeviceCase& device,
+                             const ReferenceRun& reference, const std::string& when,
+                             std::vector<Comparison>& comparisons) {
+  std::vector<HostTensor> actual;
+  if (!copy_outputs(test_case, device, actual, when)) return false;
+  comparisons = compare_all(actual, reference);
+  bool all_passed = true;
+  for (const Comparison& c : comparisons) all_passed = all_passed && c.passed();
+  if (all_passed && reference.rows) {
+    // Rows outside the sample are not compared, but they must at least be written:
+    // NaN or infinity there is a poisoned (unwritten) or garbage element.
+    for (const HostTensor& t : actual) {
+      const NonFinite found = find_nonfinite(t);
+      if (found.count > 0) {
+        report_.failure(when + ": output " + t.name + " has " + std::to_string(found.count) +
+                        " NaN/Inf elements (unwritten?), the first at " + t.name +
+                        format_index(t.shape, found.first) + "; the sampled rows matched");
+        all_passed = false;
       }
     }
-    if (!check(cudaStreamSynchronize(stream_), when + ": cudaStreamSynchronize before the launch"))
-      return false;
-    if (!launch(test_case, device, when)) {
-      if (cudaStreamSynchronize(stream_) != cudaSuccess) broken_ = true;
+    if (!all_passed) return false;
+  }
+  if (all_passed) return true;
+  // Right only after waiting for the whole device: work escaped the given stream.
+  if (cudaDeviceSynchronize() == cudaSuccess && copy_outputs(test_case, device, actual, when)) {
+    bool later_passed = true;
+    for (const Comparison& c : compare_all(actual, reference))
+      later_passed = later_passed && c.passed();
+    if (later_passed) {
+      report_.failure(when +
+                      ": the outputs were wrong after cudaStreamSynchronize(stream) but right "
+                      "after cudaDeviceSynchronize: kiln_launch must enqueue all its work on the "
+                      "stream it is given");
       return false;
     }
-    if (!finish(when)) return false;
-    if (!check_outputs(test_case, device, reference, when, comparisons)) return false;
-    return check_guards(test_case, device, when) && check_inputs(test_case, device, when);
   }
+  for (const Comparison& c : comparisons) {
+    if (!c.passed()) report_.failure(when + ": " + c.describe(meta_.atol, meta_.rtol));
+  }
+  return false;
+}
 
-  bool check_guards(const ZooCase& test_case, const DeviceCase& device, const std::string& when) {
-    std::vector<unsigned char> guard(kGuardBytes);
-    for (size_t o = 0; o < device.outputs.size(); ++o) {
-      const size_t bytes = test_case.outputs[o].bytes.size();
-      for (const auto& [offset, where] :
-           {std::pair<size_t, const char*>{0, "before"},
-            std::pair<size_t, const char*>{kGuardBytes + bytes, "after"}}) {
-        if (!check(cudaMemcpy(guard.data(), device.outputs[o].data() + offset, kGuardBytes,
-                              cudaMemcpyDeviceToHost),
-                   when + ": cudaMemcpy(guard band)")) {
+bool EntryRun::correct_run(ZooCase& test_case, DeviceCase& device, const ReferenceRun& reference,
+                           const std::string& label, unsigned char poison,
+                           std::vector<Comparison>& comparisons) {
+  std::ostringstream when_text;
+  when_text << label << " (outputs poisoned with 0x" << std::hex << static_cast<int>(poison)
+            << " bytes)";
+  const std::string when = when_text.str();
+  for (size_t o = 0; o < device.outputs.size(); ++o) {
+    DeviceBuffer& buffer = device.outputs[o];
+    const size_t bytes = test_case.outputs[o].bytes.size();
+    if (!check(cudaMemsetAsync(buffer.data(), kGuardByte, buffer.size(), stream_),
+               when + ": cudaMemsetAsync(guard)") ||
+        !check(cudaMemsetAsync(buffer.data() + kGuardBytes, poison, bytes, stream_),
+               when + ": cudaMemsetAsync(poison)")) {
+      return false;
+    }
+  }
+  if (!check(cudaStreamSynchronize(stream_), when + ": cudaStreamSynchronize before the launch"))
+    return false;
+  if (!launch(test_case, device, when)) {
+    if (cudaStreamSynchronize(stream_) != cudaSuccess) broken_ = true;
+    return false;
+  }
+  if (!finish(when)) return false;
+  if (!check_outputs(test_case, device, reference, when, comparisons)) return false;
+  return check_guards(test_case, device, when) && check_inputs(test_case, device, when);
+}
+
+bool EntryRun::check_guards(const ZooCase& test_case, const DeviceCase& device,
+                            const std::string& when) {
+  std::vector<unsigned char> guard(kGuardBytes);
+  for (size_t o = 0; o < device.outputs.size(); ++o) {
+    const size_t bytes = test_case.outputs[o].bytes.size();
+    for (const auto& [offset, where] :
+         {std::pair<size_t, const char*>{0, "before"},
+          std::pair<size_t, const char*>{kGuardBytes + bytes, "after"}}) {
+      if (!check(cudaMemcpy(guard.data(), device.outputs[o].data() + offset, kGuardBytes,
+                            cudaMemcpyDeviceToHost),
+                 when + ": cudaMemcpy(guard band)")) {
+        return false;
+      }
+      for (size_t i = 0; i < kGuardBytes; ++i) {
+        if (guard[i] != kGuardByte) {
+          const size_t distance = std::string(where) == "before" ? kGuardBytes - i : i + 1;
+          report_.failure(when + ": the kernel wrote outside output " + test_case.outputs[o].name +
+                          ": the guard band " + where + " it changed " + std::to_string(distance) +
+                          " bytes " +
+                          (std::string(where) == "before" ? "before its start" : "past its end"));
           return false;
         }
-        for (size_t i = 0; i < kGuardBytes; ++i) {
-          if (guard[i] != kGuardByte) {
-            const size_t distance = std::string(where) == "before" ? kGuardBytes - i : i + 1;
-            report_.failure(when + ": the kernel wrote outside output " +
-                            test_case.outputs[o].name + ": the guard band " + where +
-                            " it changed " + std::to_string(distance) + " bytes " +
-                            (std::string(where) == "before" ? "before its start" : "past its end"));
-            return false;
-          }
-        }
       }
     }
-    return true;
   }
+  return true;
+}
 
-  bool check_inputs(const ZooCase& test_case, const DeviceCase& device, const std::string& when) {
-    for (size_t i = 0; i < test_case.inputs.size(); ++i) {
-      const HostTensor& t = test_case.inputs[i];
-      std::vector<unsigned char> now(t.bytes.size());
-      if (!check(
-              cudaMemcpy(now.data(), device.inputs[i].data(), now.size(), cudaMemcpyDeviceToHost),
-              when + ": cudaMemcpy(input " + t.name + " back)")) {
-        return false;
-      }
-      if (now != t.bytes) {
-        size_t first = 0;
-        while (first < now.size() && now[first] == t.bytes[first]) ++first;
-        const size_t element = first / dtype_size(t.dtype);
-        report_.failure(when + ": the kernel modified its input " + t.name +
-                        " (first change at element " + t.name +
-                        format_index(t.shape, static_cast<int64_t>(element)) +
-                        "); inputs are read-only");
-        return false;
-      }
+bool EntryRun::check_inputs(const ZooCase& test_case, const DeviceCase& device,
+                            const std::string& when) {
+  for (size_t i = 0; i < test_case.inputs.size(); ++i) {
+    const HostTensor& t = test_case.inputs[i];
+    std::vector<unsigned char> now(t.bytes.size());
+    if (!check(cudaMemcpy(now.data(), device.inputs[i].data(), now.size(), cudaMemcpyDeviceToHost),
+               when + ": cudaMemcpy(input " + t.name + " back)")) {
+      return false;
     }
-    return true;
+    if (now != t.bytes) {
+      size_t first = 0;
+      while (first < now.size() && now[first] == t.bytes[first]) ++first;
+      const size_t element = first / dtype_size(t.dtype);
+      report_.failure(when + ": the kernel modified its input " + t.name +
+                      " (first change at element " + t.name +
+                      format_index(t.shape, static_cast<int64_t>(element)) +
+                      "); inputs are read-only");
+      return false;
+    }
   }
+  return true;
+}
 
-  // The cuBLAS baseline for gemm_tn, warmed up and checked once against the reference;
-  // nullptr for other ops or when cuBLAS fails (reported).
-  std::unique_ptr<CublasGemm> prepare_baseline(const ZooCase& test_case, const DeviceCase& device,
-                                               const ReferenceRun& reference, DeviceBuffer& out,
-                                               const std::string& when) {
-    if (meta_.op != "gemm_tn") return nullptr;
-    auto cublas = std::make_unique<CublasGemm>();
-    const HostTensor& c = test_case.outputs.at(0);
-    std::string error;
-    bool ok = cublas->init(stream_, error);
-    if (ok && out.allocate(c.bytes.size()) != cudaSuccess) {
-      ok = false;
-      error = "cudaMalloc of its output failed";
-    }
-    for (int w = 0; ok && w < options_.warmup; ++w) {
-      ok = cublas->enqueue(device.descriptors[0], device.descriptors[1], out.data(), error);
-    }
-    if (!ok) {
-      report_.failure(when + ": cuBLAS baseline: " + error);
-      return nullptr;
-    }
-    if (!finish(when + ", cuBLAS warm-up")) return nullptr;
-    HostTensor result = make_host_tensor(c.name, c.dtype, c.shape);
-    if (!check(cudaMemcpy(result.bytes.data(), out.data(), result.bytes.size(),
-                          cudaMemcpyDeviceToHost),
-               when + ": cudaMemcpy(cuBLAS output)")) {
-      return nullptr;
-    }
-    const Comparison cmp = compare_outputs(reference.expected[0], result, meta_.atol, meta_.rtol,
-                                           reference.rows, reference.row_length);
-    report_.log(when + ": cuBLAS baseline vs the CPU reference: " +
-                (cmp.passed() ? "agrees (max abs err " + number(cmp.max_abs_error) + ")"
-                              : "DISAGREES: " + cmp.describe(meta_.atol, meta_.rtol)));
-    return cublas;
-  }
-
-  void time_shape(ZooCase& test_case, DeviceCase& device, const ReferenceRun& reference,
-                  const std::string& label, const nlohmann::ordered_json& shape_json) {
-    const std::string when = label + " (timing)";
-    std::string error;
-    ColdL2Timer timer(stream_);
-    if (!timer.init(error)) {
-      report_.failure(when + ": " + error);
-      return;
-    }
-    for (int w = 0; w < options_.warmup; ++w) {
-      if (!launch(test_case, device, when + ", warm-up")) return;
-    }
-    if (!finish(when + ", warm-up")) return;
-    DeviceBuffer baseline_out;
-    std::unique_ptr<CublasGemm> cublas =
-        prepare_baseline(test_case, device, reference, baseline_out, when);
-    if (broken_) return;
-
-    std::vector<double> kernel_us;
-    std::vector<double> baseline_us;
-    auto enqueue_kernel = [&](std::string&) { return launch(test_case, device, when); };
-    auto enqueue_baseline = [&](std::string& why) {
-      return cublas->enqueue(device.descriptors[0], device.descriptors[1], baseline_out.data(),
-                             why);
-    };
-    for (int s = 0; s < std::max(options_.samples, 1); ++s) {
-      // Interleaved, so drifting clocks affect kernel and baseline alike.
-      error.clear();
-      if (!timer.time(enqueue_kernel, kernel_us, error)) {
-        if (!error.empty()) report_.failure(when + ": " + error);
-        broken_ = cudaStreamSynchronize(stream_) != cudaSuccess;
-        return;
-      }
-      if (cublas && !timer.time(enqueue_baseline, baseline_us, error)) {
-        report_.failure(when + ": cuBLAS baseline: " + error);
-        broken_ = cudaStreamSynchronize(stream_) != cudaSuccess;
-        if (broken_) return;
-        cublas.reset();
-        baseline_us.clear();
-      }
-    }
-    // The timed runs' outputs must still be right.
-    std::vector<Comparison> after;
-    if (!check_outputs(test_case, device, reference, when + ", outputs of the timed runs", after))
-      return;
-    record(
-        test_case, shape_json, when, median(kernel_us), static_cast<int>(kernel_us.size()),
-        cublas && !baseline_us.empty() ? std::optional<double>(median(baseline_us)) : std::nullopt);
-  }
-
-  // Reports the measurement as one JSON line (the README's "measured" fields plus "id").
-  void record(const ZooCase& test_case, const nlohmann::ordered_json& shape_json,
-              const std::string& when, double time_us, int samples,
-              std::optional<double> baseline_us) {
-    nlohmann::ordered_json line;
-    line["id"] = meta_.id;
-    line["gpu"] = gpu_name_;
-    line["date"] = utc_date();
-    line["shape"] = shape_json;
-    line["time_us"] = round_significant(time_us, 5);
-    struct Rate {
-      const char* key;
-      const char* field;
-      const std::string* expression;
-      const char* unit;
-      double scale;
-    };
-    const Rate rates[] = {{"tflops", "flops", &meta_.flops, "TFLOP/s", 1e12},
-                          {"gbps", "bytes", &meta_.bytes, "GB/s", 1e9}};
-    std::string summary = when + ": " + std::to_string(samples) + " cold-L2 samples, median " +
-                          number(time_us, 6) + " us";
-    for (const Rate& rate : rates) {
-      line[rate.key] = nullptr;
-      if (rate.expression->empty() || time_us <= 0) continue;
-      auto amount = evaluate_dim_expression(*rate.expression, test_case.dims);
-      if (!amount) {
-        report_.failure(when + ": test." + rate.field + ": " + amount.error().message);
-        continue;
-      }
-      if (*amount <= 0) continue;  // e.g. "flops": "0" for a pure data movement
-      const double value = static_cast<double>(*amount) / (time_us * 1e-6) / rate.scale;
-      line[rate.key] = round_significant(value, 4);
-      summary += ", " + number(value) + " " + rate.unit;
-    }
-    line["baseline"] =
-        baseline_us ? nlohmann::ordered_json("cuBLAS") : nlohmann::ordered_json(nullptr);
-    line["baseline_time_us"] = baseline_us
-                                   ? nlohmann::ordered_json(round_significant(*baseline_us, 5))
-                                   : nlohmann::ordered_json(nullptr);
-    line["command"] = options_.command;
-    if (baseline_us) {
-      summary += "; cuBLAS median " + number(*baseline_us, 6) + " us (the kernel runs at " +
-                 number(*baseline_us / time_us, 3) + "x cuBLAS's speed)";
-    }
-    report_.log(summary);
-    report_.measurement(line);
-  }
-
-  const ZooMeta& meta_;
-  const RunOptions& options_;
-  Report& report_;
-  kiln_launch_fn launch_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-  std::string gpu_name_;
-  bool broken_ = false;  // a kernel fault: the context is unusable
-};
-
-}  // namespace
-
-void run_zoo_entry(const ZooMeta& meta, const std::filesystem::path& library,
-                   const RunOptions& options, Report& report) {
-  EntryRun run(meta, options, report);
-  run.run(library);
+void EntryRun::time_shape(ZooCase&, DeviceCase&, const ReferenceRun&, const std::string& label,
+                          const nlohmann::ordered_json&) {
+  report_.log(label + ": not timed (this run checks correctness only)");
 }
 
 }  // namespace kiln::zoo

@@ -11,7 +11,7 @@ namespace kiln::zoo {
 Report::Report(const std::filesystem::path& path, std::string id) : id_(std::move(id)) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd_ < 0)
-    std::fprintf(stderr, "[zoo_gpu %s] cannot write the report file %s\n", id_.c_str(),
+    std::fprintf(stderr, "[zoo %s] cannot write the report file %s\n", id_.c_str(),
                  path.c_str());
 }
 
@@ -32,18 +32,18 @@ void Report::write(const nlohmann::ordered_json& event) {
 }
 
 void Report::log(const std::string& message) {
-  std::fprintf(stderr, "[zoo_gpu %s] %s\n", id_.c_str(), message.c_str());
+  std::fprintf(stderr, "[zoo %s] %s\n", id_.c_str(), message.c_str());
   write({{"log", message}});
 }
 
 void Report::failure(const std::string& message) {
   ++failures_;
-  std::fprintf(stderr, "[zoo_gpu %s] FAIL: %s\n", id_.c_str(), message.c_str());
+  std::fprintf(stderr, "[zoo %s] FAIL: %s\n", id_.c_str(), message.c_str());
   write({{"failure", message}});
 }
 
 void Report::skip(const std::string& reason) {
-  std::fprintf(stderr, "[zoo_gpu %s] SKIP: %s\n", id_.c_str(), reason.c_str());
+  std::fprintf(stderr, "[zoo %s] SKIP: %s\n", id_.c_str(), reason.c_str());
   write({{"skip", reason}});
 }
 
