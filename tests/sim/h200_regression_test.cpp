@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "sim_test_util.h"
@@ -111,6 +112,27 @@ TEST_F(H200RegressionTest, Bf16FmaRoundsOnce) {
                  {0xe62cba94, 0x69e21f60, 0xd0b2f9b2, 0xbc105e5b, 0xc2a18ec0, 0x594a6721},
                  {0x1f601757, 0x4a87a2e0, 0x4f0d61c2, 0x228e8af5, 0xb6ee96fe, 0xc5e4aae7}),
             (V{0x49971757, 0x7103c617, 0x6adf7f80, 0x6bb9429d, 0xf1c040f7, 0x6b9761b4}));
+}
+
+// bench/sim_differential_h200_2026-11-29/run2_after_fixes.txt: the true sine of -100 is
+// 0x3f01a12e; the H200 returns 0x3f01a1a1 (115 ulp away) because it reduces x / (2 pi) in
+// f32 first. The simulator follows that step and lands within 4 ulp of the H200.
+TEST_F(H200RegressionTest, SinApproxReducesTheArgumentLikeTheGpu) {
+  const V x = {0xc2c80000, 0xc2c7ce00, 0xc2c79c00, 0xc2c6a200};
+  const V h200 = {0x3f01a1a1, 0x3f168968, 0x3f2a0248, 0x3f6fed83};
+  const V sim = eval("sin.approx.ftz.f32 %d, %a", 32, 32, x);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int64_t ulps = static_cast<int64_t>(sim[i]) - static_cast<int64_t>(h200[i]);
+    EXPECT_LE(std::abs(ulps), 4) << "x = 0x" << std::hex << x[i] << ": simulator 0x" << sim[i]
+                                 << ", H200 0x" << h200[i];
+  }
+}
+
+// The same run: rcp.approx.ftz.f64 on the H200 leaves the low 32 bits of the result zero.
+TEST_F(H200RegressionTest, RcpApproxF64KeepsOnlyTheHighWord) {
+  EXPECT_EQ(eval("rcp.approx.ftz.f64 %d, %a", 64, 64,
+                 {0x3ff0000000000000, 0x4000000000000000, 0x3ff8000000000000, 0xc08f400000000000}),
+            (V{0x3ff0000000000000, 0x3fe0000000000000, 0x3fe5555500000000, 0xbf50624d00000000}));
 }
 
 }  // namespace

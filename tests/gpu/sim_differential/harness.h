@@ -61,6 +61,7 @@ void add_convert_cases(std::vector<Case>& cases);
 void add_math_cases(std::vector<Case>& cases);
 void add_warp_cases(std::vector<Case>& cases);
 void add_tensor_cases(std::vector<Case>& cases);
+void add_wgmma_cases(std::vector<Case>& cases);
 
 // Deterministic inputs.
 std::vector<uint64_t> f32_edges();  // bit patterns

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   add_math_cases(cases);
   add_warp_cases(cases);
   add_tensor_cases(cases);
+  add_wgmma_cases(cases);
 
   std::unique_ptr<Backend> sim = make_sim_backend();
   std::unique_ptr<Backend> gpu;

@@ -1,10 +1,16 @@
 // f32 and f64 arithmetic: add/sub/mul/fma/mad/div with the PTX rounding modes (.rn .rz .rm
 // .rp), .ftz and .sat; abs/neg/min/max/copysign; rcp/sqrt/rsqrt and the approximate special
 // functions (sin, cos, lg2, ex2, tanh), computed with the C library, which is well within
-// PTX's documented error bounds. This file is compiled with -frounding-math: directed rounding
+// PTX's documented error bounds. Two follow the hardware's own steps, because their error is
+// mostly in those steps: sin/cos.approx.f32 reduce the argument as the GPU does (x times
+// 1/(2 pi) in f32, rounded toward zero, before the unit's sine), and rcp.approx.ftz.f64
+// works on the high 32 bits only (low words of input and result zero), as the H200 does.
+// This file is compiled with -frounding-math: directed rounding
 // uses the host FPU's rounding mode, set around the lane loop.
 #include <cfenv>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "decoder.h"
 #include "float_util.h"
@@ -116,13 +122,49 @@ template <typename T>
 T rsqrt(T a) {
   return T(1) / std::sqrt(a);
 }
+// x / (2 pi) as the GPU computes it before its sine unit: times 1/(2 pi) in f32 (0x3e22f983),
+// rounded toward zero. Past [-pi, pi] this quantization is most of sin.approx's error (the
+// H200 differs from the true sine by ~100 ulp near x = -100; this model by 2-4).
+inline double hardware_turns(float a) {
+  const double product = static_cast<double>(a) * static_cast<double>(0x1.45f306p-3f);  // exact
+  float turns = static_cast<float>(product);
+  if (std::fabs(static_cast<double>(turns)) > std::fabs(product))
+    turns = std::nextafter(turns, 0.0f);
+  return turns;
+}
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
 template <typename T>
 T sin_op(T a) {
-  return std::sin(a);
+  if constexpr (std::is_same_v<T, float>) {
+    return static_cast<float>(std::sin(kTwoPi * hardware_turns(a)));
+  } else {
+    return std::sin(a);
+  }
 }
 template <typename T>
 T cos_op(T a) {
-  return std::cos(a);
+  if constexpr (std::is_same_v<T, float>) {
+    return static_cast<float>(std::cos(kTwoPi * hardware_turns(a)));
+  } else {
+    return std::cos(a);
+  }
+}
+// rcp.approx.ftz.f64: the reciprocal of the input's high 32 bits, truncated to 32 high bits
+// (the H200 returns 0x3fe5555500000000 for 1.5). Subnormal inputs and results flush to zero.
+double rcp_approx_ftz_f64(double a) {
+  if (std::isnan(a)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::fpclassify(a) == FP_SUBNORMAL) a = std::copysign(0.0, a);
+  const auto high_word = [](double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bits &= 0xffffffff00000000ull;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  };
+  double r = high_word(1.0 / high_word(a));
+  if (std::fpclassify(r) == FP_SUBNORMAL) r = std::copysign(0.0, r);
+  return r;
 }
 template <typename T>
 T lg2(T a) {
@@ -221,6 +263,9 @@ Handler select(const ptx::Instruction& in, int& sources) {
     case Opcode::Neg:
       return &fp_op<T, 1, neg<T>>;
     case Opcode::Rcp:
+      if constexpr (std::is_same_v<T, double>) {
+        if (approx) return &fp_op<double, 1, rcp_approx_ftz_f64>;
+      }
       return &fp_op<T, 1, rcp<T>>;
     case Opcode::Sqrt:
       return &fp_op<T, 1, sqrt_op<T>>;
