@@ -226,7 +226,10 @@ void add_math_cases(std::vector<Case>& cases) {
       f64_in.push_back((lcg(seed) & 1) << 63 | exponent << 52 |
                        ((lcg(seed) << 32 ^ lcg(seed)) & 0xfffffffffffffull));
     }
-    cases.push_back(approx("rcp.approx.ftz.f64", f64_in, Format::kF64, 64, 1ull << 30, 0));
+    // The simulator truncates the exact reciprocal of the high word; the H200's unit is off by
+    // one in the last place of that 32-bit high word on 30 of 520 values (2026-11-30), so
+    // the bound is two such places: 2^33 f64 ulps, a relative error of 2^-19.
+    cases.push_back(approx("rcp.approx.ftz.f64", f64_in, Format::kF64, 64, 0x1p33, 0));
     cases.push_back(
         approx("rsqrt.approx.f32", range(1e-3f, 1e5f, 2048, true), Format::kF32, 32, 4, 0));
     cases.push_back(
