@@ -201,24 +201,13 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
                {"pattern", "^[a-z0-9_]+$"},
                {"description", "task name; default: this run's task"}}}}},
            {"additionalProperties", false}};
-  tool.output_schema =
-      json{{"type", "object"},
-           {"properties",
-            {{"result_id", {{"type", "string"}}},
-             {"job_id", {{"type", "string"}}},
-             {"runner", {{"type", "string"}}},
-             {"status", {{"type", "string"}, {"enum", {"passed", "failed", "error", "cancelled"}}}},
-             {"stage", {{"type", "string"}}},
-             {"error", {{"type", "string"}}},
-             {"task", {{"type", "object"}}},
-             {"candidate_sha256", {{"type", "string"}}},
-             {"gpu", {{"type", "object"}}},
-             {"build", {{"type", "object"}}},
-             {"gates", {{"type", "array"}}},
-             {"workloads", {{"type", "array"}}},
-             {"summary", {{"type", "object"}}},
-             {"store_error", {{"type", "string"}}}}},
-           {"required", {"status"}}};
+  tool.output_schema = job_output_schema({{"task", {{"type", "object"}}},
+                                          {"candidate_sha256", {{"type", "string"}}},
+                                          {"gpu", {{"type", "object"}}},
+                                          {"build", {{"type", "object"}}},
+                                          {"gates", {{"type", "array"}}},
+                                          {"workloads", {{"type", "array"}}},
+                                          {"summary", {{"type", "object"}}}});
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = false, .open_world = true};
   tool.handler = [jobs](const json& arguments, mcp::CallContext& context) {

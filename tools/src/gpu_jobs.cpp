@@ -58,6 +58,19 @@ std::string clip_tail(const std::string& text, size_t max) {
   return text.size() <= max ? text : "…" + text.substr(text.size() - max);
 }
 
+nlohmann::json job_output_schema(const nlohmann::json& properties) {
+  nlohmann::json all = {
+      {"result_id", {{"type", "string"}}},
+      {"job_id", {{"type", "string"}}},
+      {"runner", {{"type", "string"}}},
+      {"status", {{"type", "string"}, {"enum", {"passed", "failed", "error", "cancelled"}}}},
+      {"stage", {{"type", "string"}}},
+      {"error", {{"type", "string"}}},
+      {"store_error", {{"type", "string"}}}};
+  all.update(properties);
+  return {{"type", "object"}, {"properties", all}, {"required", {"status"}}};
+}
+
 mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text) {
   mcp::ToolResult out;
   out.structured = compact(job.result);

@@ -41,6 +41,10 @@ struct GpuJobResult {
 // unless the candidate passed.
 mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text);
 
+// The outputSchema of a GPU tool: the fields every job result has (result_id, job_id,
+// runner, status, stage, error, store_error) plus the tool's own `properties`.
+nlohmann::json job_output_schema(const nlohmann::json& properties);
+
 // The last `max` characters of `text`, marked when cut.
 std::string clip_tail(const std::string& text, size_t max);
 
