@@ -6,14 +6,13 @@
 #include <random>
 
 #include "kiln/base/sha256.h"
-#include "sqlite_connection.h"
+#include "kiln/sqlite/database.h"
 
 namespace kiln::frontier {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using detail::SqliteError;
-using detail::Statement;
+using sqlite::Statement;
 
 namespace {
 
@@ -73,7 +72,7 @@ StoredResult read_row(const Statement& row) {
   out.candidate_sha256 = row.text(5);
   out.status = row.text(6);
   out.scored = row.integer(7) != 0;
-  out.geomean_speedup = row.real(8);
+  out.geomean_speedup = row.optional_real(8);
   out.runner = row.text(9);
   out.job_id = row.text(10);
   out.source_path = row.text(11);
@@ -110,7 +109,7 @@ std::string format_utc(int64_t unix_ms) {
   return std::string(text) + millis;
 }
 
-ResultStore::ResultStore(fs::path path, std::unique_ptr<detail::Connection> db)
+ResultStore::ResultStore(fs::path path, std::unique_ptr<sqlite::Database> db)
     : path_(std::move(path)), db_(std::move(db)) {}
 
 ResultStore::~ResultStore() = default;
@@ -123,7 +122,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const fs::path& path) {
                       error.message() + "; choose a writable run directory");
   }
   try {
-    auto db = std::make_unique<detail::Connection>(path);
+    auto db = std::make_unique<sqlite::Database>(path, sqlite::OpenMode::kReadWriteCreate);
     db->exec("PRAGMA journal_mode=WAL");  // readers (list_frontier) never block a writer
     Statement version(db->handle(), "PRAGMA user_version");
     int64_t found = version.step() ? version.integer(0) : 0;
@@ -135,7 +134,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const fs::path& path) {
     db->exec(kSchema);
     db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
     return std::unique_ptr<ResultStore>(new ResultStore(path, std::move(db)));
-  } catch (const SqliteError& e) {
+  } catch (const sqlite::Error& e) {
     return make_error(std::string("result store: ") + e.what() +
                       "; check the file is a kiln result store and is writable");
   }
@@ -188,7 +187,7 @@ Result<StoredResult> ResultStore::insert(const NewResult& input) {
         Statement exists(db_->handle(), "SELECT 1 FROM results WHERE id = ?1");
         exists.bind(1, stored.id);
         if (!exists.step()) break;
-        if (attempt > 8) throw SqliteError("could not draw an unused result id");
+        if (attempt > 8) throw sqlite::Error("could not draw an unused result id");
       }
       Statement row(db_->handle(), std::string("INSERT INTO results (") + kColumns +
                                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
@@ -212,7 +211,7 @@ Result<StoredResult> ResultStore::insert(const NewResult& input) {
       db_->exec("ROLLBACK");
       throw;
     }
-  } catch (const SqliteError& e) {
+  } catch (const sqlite::Error& e) {
     return make_error(std::string("storing the result in ") + path_.string() + ": " + e.what());
   }
   return stored;
@@ -225,7 +224,7 @@ Result<std::optional<StoredResult>> ResultStore::find(const std::string& id) {
     row.bind(1, id);
     if (!row.step()) return std::optional<StoredResult>();
     return std::optional<StoredResult>(read_row(row));
-  } catch (const SqliteError& e) {
+  } catch (const sqlite::Error& e) {
     return make_error(std::string("reading result ") + id + " from " + path_.string() + ": " +
                       e.what());
   }
@@ -242,7 +241,7 @@ Result<std::vector<StoredResult>> ResultStore::list_recent(const RecentQuery& qu
     std::vector<StoredResult> out;
     while (rows.step()) out.push_back(read_row(rows));
     return out;
-  } catch (const SqliteError& e) {
+  } catch (const sqlite::Error& e) {
     return make_error(std::string("listing results in ") + path_.string() + ": " + e.what());
   }
 }
@@ -254,7 +253,7 @@ Result<std::optional<std::string>> ResultStore::candidate_source(const std::stri
     row.bind(1, sha256);
     if (!row.step()) return std::optional<std::string>();
     return std::optional<std::string>(row.text(0));
-  } catch (const SqliteError& e) {
+  } catch (const sqlite::Error& e) {
     return make_error(std::string("reading a candidate source from ") + path_.string() + ": " +
                       e.what());
   }

@@ -8,20 +8,21 @@
 #include <set>
 #include <sstream>
 
+#include "fts_functions.h"
 #include "kiln/base/file.h"
 #include "kiln/kb/kb_index.h"
 #include "kiln/kb/ptx_document.h"
 #include "kiln/kb/ptx_note.h"
 #include "kiln/kb/source_set.h"
 #include "kiln/kb/zoo_entry.h"
-#include "sqlite_db.h"
+#include "kiln/sqlite/database.h"
 
 namespace kiln::kb {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using detail::Database;
-using detail::Statement;
+using sqlite::Database;
+using sqlite::Statement;
 
 namespace {
 
@@ -381,7 +382,7 @@ Result<BuildReport> build_index(const KbPaths& paths, const fs::path& out) {
   fs::path temp = temp_path_for(out);
   try {
     {
-      Database db(temp, /*read_only=*/false);
+      Database db(temp, sqlite::OpenMode::kReadWriteCreate);
       db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 8192;");
       db.exec(kSchema);
       db.exec("BEGIN");
@@ -389,7 +390,7 @@ Result<BuildReport> build_index(const KbPaths& paths, const fs::path& out) {
       db.exec("COMMIT");
     }
     fs::rename(temp, out, error);  // atomic: readers see the old index or the new one
-    if (error) throw detail::SqliteError("renaming the new index into place: " + error.message());
+    if (error) throw sqlite::Error("renaming the new index into place: " + error.message());
   } catch (const std::exception& e) {
     fs::remove(temp, error);
     return make_error("building the kb index at " + out.string() + " failed: " + e.what() +

@@ -5,17 +5,18 @@
 #include <cctype>
 #include <sstream>
 
+#include "fts_functions.h"
 #include "kiln/kb/closest_names.h"
 #include "kiln/kb/fts_query.h"
 #include "kiln/kb/source_set.h"
-#include "sqlite_db.h"
+#include "kiln/sqlite/database.h"
 
 namespace kiln::kb {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using detail::Database;
-using detail::Statement;
+using sqlite::Database;
+using sqlite::Statement;
 
 namespace {
 
@@ -154,7 +155,8 @@ Result<std::unique_ptr<KbIndex>> KbIndex::open(const fs::path& path) {
   if (!fs::exists(path))
     return make_error("no kb index at " + path.string() + "; run `kiln kb build`");
   try {
-    auto db = std::make_unique<Database>(path, /*read_only=*/true);
+    auto db = std::make_unique<Database>(path, sqlite::OpenMode::kReadOnly,
+                                         std::chrono::milliseconds(2000));
     Statement format(db->handle(), "SELECT value FROM meta WHERE key = 'format'");
     if (!format.step() || format.text(0) != std::to_string(kIndexFormatVersion))
       return make_error("the kb index at " + path.string() +

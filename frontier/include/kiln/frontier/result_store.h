@@ -21,11 +21,13 @@
 
 #include "kiln/base/result.h"
 
-namespace kiln::frontier {
+namespace kiln::frontier {}  // namespace kiln::frontier
 
-namespace detail {
-class Connection;
-}
+namespace kiln::sqlite {
+class Database;
+}  // namespace kiln::sqlite
+
+namespace kiln::frontier {
 
 // What the caller knows about one finished runner job.
 struct NewResult {
@@ -93,11 +95,11 @@ class ResultStore {
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  ResultStore(std::filesystem::path path, std::unique_ptr<detail::Connection> db);
+  ResultStore(std::filesystem::path path, std::unique_ptr<sqlite::Database> db);
 
   std::filesystem::path path_;
   std::mutex mutex_;  // one statement at a time on the connection
-  std::unique_ptr<detail::Connection> db_;
+  std::unique_ptr<sqlite::Database> db_;
 };
 
 }  // namespace kiln::frontier

@@ -20,11 +20,13 @@
 #include "kiln/kb/fts_query.h"
 #include "kiln/kb/kb_paths.h"
 
-namespace kiln::kb {
+namespace kiln::kb {}  // namespace kiln::kb
 
-namespace detail {
+namespace kiln::sqlite {
 class Database;
-}
+}  // namespace kiln::sqlite
+
+namespace kiln::kb {
 
 struct BuildReport {
   std::filesystem::path index_path;
@@ -134,7 +136,7 @@ class KbIndex {
   std::vector<std::string> zoo_ids() const;
 
  private:
-  KbIndex(std::filesystem::path path, std::unique_ptr<detail::Database> db);
+  KbIndex(std::filesystem::path path, std::unique_ptr<sqlite::Database> db);
   std::vector<std::string> strings(const std::string& sql) const;
   ZooPage search_zoo_page(const ZooQuery& query,
                           const FtsQuery& fts) const;  // throws on SQLite errors
@@ -143,7 +145,7 @@ class KbIndex {
 
   std::filesystem::path path_;
   mutable std::mutex mutex_;  // one connection, used by one thread at a time
-  std::unique_ptr<detail::Database> db_;
+  std::unique_ptr<sqlite::Database> db_;
 };
 
 }  // namespace kiln::kb

@@ -1,18 +1,21 @@
-// A thin RAII layer over the SQLite C API, private to kiln_kb. Failures throw
-// SqliteError; the library's public functions turn them into Result errors.
+// A thin RAII layer over the SQLite C API, shared by the knowledge-base index (kb/) and the
+// result store (frontier/). Failures throw sqlite::Error; each library turns them into
+// Result errors at its boundary.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
-namespace kiln::kb::detail {
+namespace kiln::sqlite {
 
-struct SqliteError : std::runtime_error {
+struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -28,24 +31,30 @@ class Statement {
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, int value) { return bind(index, static_cast<int64_t>(value)); }
   Statement& bind(int index, double value);
+  Statement& bind(int index, std::optional<double> value);  // nullopt binds NULL
 
   bool step();   // true while there is a row
   void run();    // step to completion, for statements without rows
   void reset();  // ready to run again; keeps nothing bound
 
-  std::string text(int column) const;
+  std::string text(int column) const;  // "" for NULL
   int64_t integer(int column) const;
-  double real(int column) const;
+  double real(int column) const;                          // 0 for NULL
+  std::optional<double> optional_real(int column) const;  // nullopt for NULL
 
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+enum class OpenMode { kReadOnly, kReadWriteCreate };
+
 class Database {
  public:
-  // Opens (read_only) or creates (read-write) the file; throws SqliteError.
-  Database(const std::filesystem::path& path, bool read_only);
+  // Opens the file (creating it in kReadWriteCreate). `busy_timeout`: how long a statement
+  // waits for another process's lock on the same file. Throws Error.
+  Database(const std::filesystem::path& path, OpenMode mode,
+           std::chrono::milliseconds busy_timeout = std::chrono::milliseconds(5000));
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -58,8 +67,7 @@ class Database {
   sqlite3* db_ = nullptr;
 };
 
-// Registers kiln_hits(fts_table): the distinct "column:phrase" pairs of the current
-// match, space-separated, from FTS5's instance list (no re-tokenizing).
-void register_fts_functions(sqlite3* db);
+// SQLITE_TRANSIENT (SQLite copies the value) without the C-style cast of its macro.
+sqlite3_destructor_type transient();
 
-}  // namespace kiln::kb::detail
+}  // namespace kiln::sqlite
