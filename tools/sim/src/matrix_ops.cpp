@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "decoder.h"
-#include "half.h"
 #include "lane_ops.h"
 #include "memory_access.h"
+#include "mma_element.h"
 
 namespace kiln::sim {
 
@@ -99,26 +99,8 @@ void stmatrix(Exec& x, const Inst& in, uint32_t mask) {
   x.counters.bytes[static_cast<size_t>(Space::Shared)] += matrices * 128;
 }
 
-enum Elem : uint8_t { F16, BF16, E4M3, E5M2, TF32, F32 };
-
-double element(uint32_t bits, Elem e) {
-  switch (e) {
-    case F16:
-      return small_to_double(bits, kF16);
-    case BF16:
-      return small_to_double(bits, kBF16);
-    case E4M3:
-      return small_to_double(bits, kE4M3);
-    case E5M2:
-      return small_to_double(bits, kE5M2);
-    case TF32:
-      return std::bit_cast<float>(bits & 0xffffe000u);
-    default:
-      return std::bit_cast<float>(bits);
-  }
-}
-
-uint32_t bits_of(Elem e) { return e == E4M3 || e == E5M2 ? 8 : e == TF32 || e == F32 ? 32 : 16; }
+using Elem = MmaElement;
+using enum MmaElement;
 
 // mma.sync m16n8kK: ops: d[nd], a[na], b[nb], c[nc]. width = K; mode = A/B element; target =
 // accumulator (F16 or F32); vec = element type of C.
@@ -133,7 +115,7 @@ void mma(Exec& x, const Inst& in, uint32_t mask) {
   Elem ab = static_cast<Elem>(in.mode);
   Elem acc = static_cast<Elem>(in.target);
   Elem c_elem = static_cast<Elem>(in.vec);
-  uint32_t ebits = bits_of(ab);
+  uint32_t ebits = mma_element_bits(ab);
   uint32_t per_reg = 32 / ebits;
   uint32_t na = 16 * k / 32 / per_reg, nb = k * 8 / 32 / per_reg;
   uint32_t nd = acc == F32 ? 4 : 2, nc = c_elem == F32 ? 4 : 2;
@@ -151,23 +133,23 @@ void mma(Exec& x, const Inst& in, uint32_t mask) {
         } else {
           col = per_reg * t + e + (k / 2) * (r >> 1);
         }
-        a[row][col] = element((v >> (ebits * e)) & emask, ab);
+        a[row][col] = mma_element_value((v >> (ebits * e)) & emask, ab);
       }
     }
     for (uint32_t r = 0; r < nb; ++r) {
       uint32_t v = static_cast<uint32_t>(x.reg(o[nd + na + r])[lane]);
       for (uint32_t e = 0; e < per_reg; ++e) {
         uint32_t kk = per_reg == 1 ? t + 4 * r : per_reg * t + e + (k / 2) * r;
-        b[kk][g] = element((v >> (ebits * e)) & emask, ab);
+        b[kk][g] = mma_element_value((v >> (ebits * e)) & emask, ab);
       }
     }
     for (uint32_t r = 0; r < nc; ++r) {
       uint32_t v = static_cast<uint32_t>(x.reg(o[nd + na + nb + r])[lane]);
       if (c_elem == F32) {
-        c[g + 8 * (r >> 1)][2 * t + (r & 1)] = element(v, F32);
+        c[g + 8 * (r >> 1)][2 * t + (r & 1)] = mma_element_value(v, F32);
       } else {
-        c[g + 8 * r][2 * t] = element(v & 0xffff, F16);
-        c[g + 8 * r][2 * t + 1] = element(v >> 16, F16);
+        c[g + 8 * r][2 * t] = mma_element_value(v & 0xffff, F16);
+        c[g + 8 * r][2 * t + 1] = mma_element_value(v >> 16, F16);
       }
     }
   }
@@ -205,22 +187,8 @@ bool push_list(Decoder& d, const ptx::Operand& op, size_t n) {
   return true;
 }
 
-Elem elem_of(Type t) {
-  switch (t) {
-    case Type::F16:
-      return F16;
-    case Type::BF16:
-      return BF16;
-    case Type::E4M3:
-      return E4M3;
-    case Type::E5M2:
-      return E5M2;
-    case Type::TF32:
-      return TF32;
-    default:
-      return F32;
-  }
-}
+// F32 for anything else: the decoder checks the types first.
+Elem elem_of(Type t) { return mma_element_of(t).value_or(F32); }
 
 }  // namespace
 
@@ -268,10 +236,10 @@ bool decode_matrix(Decoder& d, const ptx::Instruction& in, Inst& out) {
   if (ct != Type::F32 && ct != Type::F16) return false;
   if (at == Type::BF16 && dt != Type::F32) return false;
   out.width = static_cast<uint8_t>(k);
-  out.mode = elem_of(at);
-  out.target = dt == Type::F32 ? F32 : F16;
-  out.vec = ct == Type::F32 ? F32 : F16;
-  uint32_t ebits = bits_of(elem_of(at)), per_reg = 32 / ebits;
+  out.mode = static_cast<uint8_t>(elem_of(at));
+  out.target = static_cast<uint32_t>(dt == Type::F32 ? F32 : F16);
+  out.vec = static_cast<uint8_t>(ct == Type::F32 ? F32 : F16);
+  uint32_t ebits = mma_element_bits(elem_of(at)), per_reg = 32 / ebits;
   size_t na = 16 * k / 32 / per_reg, nb = k * 8 / 32 / per_reg;
   size_t nd = dt == Type::F32 ? 4 : 2, nc = ct == Type::F32 ? 4 : 2;
   if (!push_list(d, in.operands[0], nd) || !push_list(d, in.operands[1], na) ||

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "decoder.h"
-#include "half.h"
 #include "lane_ops.h"
+#include "mma_element.h"
 
 namespace kiln::sim {
 
@@ -18,7 +18,7 @@ namespace {
 using ptx::OperandKind;
 using ptx::Type;
 
-enum Elem : uint8_t { F16, BF16, E4M3, E5M2, TF32 };
+using Elem = MmaElement;
 enum : uint8_t {
   kARegisters = 1,
   kAccumulateF16 = 2,
@@ -27,22 +27,7 @@ enum : uint8_t {
   kTransB = 16  // B is N-major (imm-trans-b = 1)
 };
 
-uint32_t elem_bytes(Elem e) { return e == E4M3 || e == E5M2 ? 1 : e == TF32 ? 4 : 2; }
-
-double element(uint32_t bits, Elem e) {
-  switch (e) {
-    case F16:
-      return small_to_double(bits, kF16);
-    case BF16:
-      return small_to_double(bits, kBF16);
-    case E4M3:
-      return small_to_double(bits, kE4M3);
-    case E5M2:
-      return small_to_double(bits, kE5M2);
-    default:
-      return std::bit_cast<float>(bits & 0xffffe000u);
-  }
-}
+uint32_t elem_bytes(Elem e) { return mma_element_bits(e) / 8; }
 
 // Shared-memory offset of byte `kbyte` of K-major row `row` in the matrix a descriptor names.
 uint32_t descriptor_offset(uint64_t desc, uint32_t row, uint32_t kbyte) {
@@ -104,7 +89,7 @@ bool read_matrix(Exec& x, const Inst& in, uint64_t desc, uint32_t first_row, uin
       }
       uint32_t bits = 0;
       std::memcpy(&bits, x.cta->shared.data() + off, eb);
-      out[r * k + kk] = element(bits, e);
+      out[r * k + kk] = mma_element_value(bits, e);
     }
   }
   return true;
@@ -137,7 +122,7 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
         for (uint32_t i = 0; i < per_reg; ++i) {
           uint32_t row = g + 8 * (r & 1), col = per_reg * t + i + (k / 2) * (r >> 1);
           a[row * k + col] =
-              element((v >> (8 * eb * i)) & ((eb == 4) ? ~0u : (1u << (8 * eb)) - 1), e);
+              mma_element_value((v >> (8 * eb * i)) & ((eb == 4) ? ~0u : (1u << (8 * eb)) - 1), e);
         }
       }
     }
@@ -182,25 +167,6 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
 
 void no_op(Exec&, const Inst&, uint32_t) {}
 
-Elem elem_of(Type t, bool& ok) {
-  ok = true;
-  switch (t) {
-    case Type::F16:
-      return F16;
-    case Type::BF16:
-      return BF16;
-    case Type::E4M3:
-      return E4M3;
-    case Type::E5M2:
-      return E5M2;
-    case Type::TF32:
-      return TF32;
-    default:
-      ok = false;
-      return F16;
-  }
-}
-
 }  // namespace
 
 bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
@@ -216,19 +182,19 @@ bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
     if (std::sscanf(mod.c_str(), "m%un%uk%u", &m, &n, &k) == 3) break;
   }
   if (m != 64 || n == 0 || n > 256 || n % 8 != 0) return false;
-  bool ok_a = false, ok_b = false;
-  Elem ea = elem_of(in.types[1], ok_a), eb = elem_of(in.types[2], ok_b);
-  if (!ok_a || !ok_b || ea != eb) {
+  std::optional<Elem> a_elem = mma_element_of(in.types[1]), b_elem = mma_element_of(in.types[2]);
+  if (!a_elem || *a_elem == Elem::F32 || a_elem != b_elem) {
     d.fail("wgmma with these input types (or mixed fp8 inputs) is not supported yet");
     return false;
   }
-  uint32_t expect_k = ea == E4M3 || ea == E5M2 ? 32 : ea == TF32 ? 8 : 16;
+  Elem ea = *a_elem;
+  uint32_t expect_k = ea == Elem::E4M3 || ea == Elem::E5M2 ? 32 : ea == Elem::TF32 ? 8 : 16;
   if (k != expect_k) return false;
   Type dt = in.types[0];
   if (dt != Type::F32 && dt != Type::F16) return false;
   out.width = static_cast<uint8_t>(k);
   out.target = n;
-  out.mode = ea;
+  out.mode = static_cast<uint8_t>(ea);
   if (dt == Type::F16) out.flags |= kAccumulateF16;
   const auto& ops = in.operands;
   if (ops.size() < 6 || ops[0].kind != OperandKind::Vector) return false;
@@ -248,7 +214,7 @@ bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
   if (imms[1] == -1) out.imm |= 2;
   // imm-trans-a (descriptor A only), then imm-trans-b: 16-bit inputs only.
   size_t trans_b = a_regs ? 2 : 3;
-  bool sixteen_bit = ea == F16 || ea == BF16;
+  bool sixteen_bit = ea == Elem::F16 || ea == Elem::BF16;
   for (size_t i = 2; i < imms.size(); ++i) {
     if (imms[i] == 0) continue;
     if (!sixteen_bit || i > trans_b) return false;
