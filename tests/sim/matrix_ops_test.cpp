@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstdint>
+#include <iterator>
 #include <random>
 
 #include "half.h"
@@ -268,6 +271,227 @@ TEST_F(MatrixOpsTest, MmaM16n8k32Fp8UsesTheEightBitFragmentLayout) {
       for (int k = 0; k < 32; ++k) expect += a[row][k] * b[k][col];
       EXPECT_EQ(got[lane * 4 + r], expect) << "lane " << lane << " reg " << r;
     }
+  }
+}
+
+// PTX ISA fragment layouts (element i of a lane's fragment, registers holding their elements
+// low to high) for 8-bit A and B and for the 32-bit accumulators C/D; g = lane / 4, t = lane % 4.
+struct Position {
+  uint32_t row, col;
+};
+// A, 8-bit: m16n8k32 ("row g for a0-a3 and a8-a11, g + 8 for a4-a7 and a12-a15; col 4t + (i & 3),
+// + 16 for i >= 8"), m16n8k16 (a0..a7 of the same), m8n8k16 (row g, col 4t + i).
+Position a8(uint32_t m, uint32_t lane, uint32_t i) {
+  uint32_t g = lane / 4, t = lane % 4;
+  if (m == 8) return {g, 4 * t + i};
+  return {(i % 8) < 4 ? g : g + 8, 4 * t + (i & 3) + (i >= 8 ? 16 : 0)};
+}
+// B, 8-bit: row (k) 4t + (i & 3), + 16 for i >= 4; col g.
+Position b8(uint32_t lane, uint32_t i) {
+  uint32_t g = lane / 4, t = lane % 4;
+  return {4 * t + (i & 3) + (i >= 4 ? 16 : 0), g};
+}
+// C/D: row g for c0, c1 and g + 8 for c2, c3; col 2t + (i & 1).
+Position c32(uint32_t lane, uint32_t i) {
+  uint32_t g = lane / 4, t = lane % 4;
+  return {i < 2 ? g : g + 8, 2 * t + (i & 1)};
+}
+
+// Runs `instruction` once: lane l's registers come from a[l * na + r], b[l * nb + r] and
+// c[l * nd + r]; its D registers are returned at [l * nd + r].
+std::vector<uint32_t> run_mma(MatrixOpsTest& t, const std::string& instruction, uint32_t na,
+                              uint32_t nb, uint32_t nd, const std::vector<uint32_t>& a,
+                              const std::vector<uint32_t>& b, const std::vector<uint32_t>& c) {
+  auto list = [](const char* name, uint32_t n) {
+    std::string out = "{";
+    for (uint32_t i = 0; i < n; ++i) out += (i ? ", %" : "%") + std::string(name) + std::to_string(i);
+    return out + "}";
+  };
+  auto load = [](const char* name, const char* param, uint32_t n) {
+    std::string out = "  ld.param.u64 %rd1, [" + std::string(param) + "];\n  mul.wide.u32 %rd2, %t, " +
+                      std::to_string(4 * n) + ";\n  add.s64 %rd1, %rd1, %rd2;\n";
+    for (uint32_t i = 0; i < n; ++i)
+      out += "  ld.global.b32 %" + std::string(name) + std::to_string(i) + ", [%rd1+" +
+             std::to_string(4 * i) + "];\n";
+    return out;
+  };
+  std::string body = ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{\n"
+                     "  .reg .b32 %a<4>, %b<2>, %c<4>, %d<4>, %t;\n  .reg .b64 %rd<3>;\n"
+                     "  mov.u32 %t, %tid.x;\n" +
+                     load("a", "pa", na) + load("b", "pb", nb) + load("c", "pc", nd) + "  " +
+                     instruction + " " + list("d", nd) + ", " + list("a", na) + ", " + list("b", nb) +
+                     ", " + list("c", nd) + ";\n  ld.param.u64 %rd1, [pd];\n  mul.wide.u32 %rd2, %t, " +
+                     std::to_string(4 * nd) + ";\n  add.s64 %rd1, %rd1, %rd2;\n";
+  for (uint32_t i = 0; i < nd; ++i)
+    body += "  st.global.b32 [%rd1+" + std::to_string(4 * i) + "], %d" + std::to_string(i) + ";\n";
+  body += "  ret;\n}\n";
+  ModuleHandle m = t.load(ptx_module(body));
+  uint64_t pd = t.zeros<uint32_t>(32 * nd);
+  t.run(m, "k", {1}, {32}, Params().add(t.upload(a)).add(t.upload(b)).add(t.upload(c)).add(pd));
+  return t.download<uint32_t>(pd, 32 * nd);
+}
+
+// Values exact in both e4m3 and e5m2, so that a product is exact whichever format encodes it.
+constexpr double kFp8Values[] = {-3, -2, -1.5, -1, -0.75, -0.5, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3};
+
+// An fp8 mma with A in `fa` and B in `fb`: the same values encoded in each operand's own format,
+// so reading either operand in the other format changes the product.
+void check_fp8_mma(MatrixOpsTest& t, uint32_t k, const std::string& a_type, SmallFloat fa,
+                   const std::string& b_type, SmallFloat fb, bool f16_accumulator) {
+  std::mt19937 rng(11 + k);
+  std::uniform_int_distribution<size_t> pick(0, std::size(kFp8Values) - 1);
+  double a[16][32], b[32][8], c[16][8];
+  for (auto& row : a)
+    for (double& v : row) v = kFp8Values[pick(rng)];
+  for (auto& row : b)
+    for (double& v : row) v = kFp8Values[pick(rng)];
+  for (auto& row : c)
+    for (double& v : row) v = kFp8Values[pick(rng)] * 4;
+  uint32_t na = k / 8, nb = k / 16, nd = f16_accumulator ? 2 : 4;
+  std::vector<uint32_t> ra(32 * na, 0), rb(32 * nb, 0), rc(32 * nd, 0);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    for (uint32_t i = 0; i < 4 * na; ++i) {
+      Position p = a8(16, lane, i);
+      ra[lane * na + i / 4] |= double_to_small(a[p.row][p.col], fa, 0, false) << (8 * (i % 4));
+    }
+    for (uint32_t i = 0; i < 4 * nb; ++i) {
+      Position p = b8(lane, i);
+      rb[lane * nb + i / 4] |= double_to_small(b[p.row][p.col], fb, 0, false) << (8 * (i % 4));
+    }
+    for (uint32_t i = 0; i < 4; ++i) {
+      Position p = c32(lane, i);
+      if (f16_accumulator) {  // two f16x2 registers: (c0, c1), (c2, c3)
+        rc[lane * nd + i / 2] |= double_to_small(c[p.row][p.col], kF16, 0, false) << (16 * (i % 2));
+      } else {
+        rc[lane * nd + i] = std::bit_cast<uint32_t>(static_cast<float>(c[p.row][p.col]));
+      }
+    }
+  }
+  std::string acc = f16_accumulator ? "f16" : "f32";
+  std::string form = "mma.sync.aligned.m16n8k" + std::to_string(k) + ".row.col." + acc + "." +
+                     a_type + "." + b_type + "." + acc;
+  std::vector<uint32_t> got = run_mma(t, form, na, nb, nd, ra, rb, rc);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    for (uint32_t i = 0; i < 4; ++i) {
+      Position p = c32(lane, i);
+      double expect = c[p.row][p.col];
+      for (uint32_t kk = 0; kk < k; ++kk) expect += a[p.row][kk] * b[kk][p.col];
+      // The sums are multiples of 1/16 below 2^10: exact in f16 and f32.
+      uint32_t word = got[lane * nd + (f16_accumulator ? i / 2 : i)];
+      double value = f16_accumulator ? small_to_double((word >> (16 * (i % 2))) & 0xffff, kF16)
+                                     : std::bit_cast<float>(word);
+      EXPECT_EQ(value, expect) << form << " lane " << lane << " c" << i;
+    }
+  }
+}
+
+TEST_F(MatrixOpsTest, MmaFp8MixedInputsReadEachOperandInItsOwnFormat) {
+  check_fp8_mma(*this, 32, "e4m3", kE4M3, "e5m2", kE5M2, false);
+  check_fp8_mma(*this, 32, "e5m2", kE5M2, "e4m3", kE4M3, false);
+  check_fp8_mma(*this, 32, "e5m2", kE5M2, "e5m2", kE5M2, false);
+}
+
+TEST_F(MatrixOpsTest, MmaFp8M16n8k16AndF16Accumulators) {
+  check_fp8_mma(*this, 16, "e4m3", kE4M3, "e4m3", kE4M3, false);
+  check_fp8_mma(*this, 16, "e5m2", kE5M2, "e4m3", kE4M3, true);
+  check_fp8_mma(*this, 32, "e4m3", kE4M3, "e5m2", kE5M2, true);
+}
+
+// An integer mma: A and B bytes drawn at random (read as s8 or u8 by the test as the types
+// say), C chosen by `c_of`; expected D is the exact sum, wrapped to 32 bits or, with
+// .satfinite, clamped to the int32 range.
+void check_int8_mma(MatrixOpsTest& t, uint32_t m, uint32_t k, bool a_signed, bool b_signed,
+                    bool satfinite, int32_t (*c_of)(uint32_t row, uint32_t col)) {
+  std::mt19937 rng(m * 100 + k + (a_signed ? 1 : 0) + (b_signed ? 2 : 0));
+  std::uniform_int_distribution<uint32_t> byte(0, 255);
+  uint8_t a[16][32], b[32][8];
+  for (auto& row : a)
+    for (uint8_t& v : row) v = static_cast<uint8_t>(byte(rng));
+  for (auto& row : b)
+    for (uint8_t& v : row) v = static_cast<uint8_t>(byte(rng));
+  auto value = [](uint8_t bits, bool is_signed) -> int64_t {
+    return is_signed ? static_cast<int8_t>(bits) : bits;
+  };
+  uint32_t na = m * k / 128, nb = k / 16, nd = m / 4;
+  std::vector<uint32_t> ra(32 * na, 0), rb(32 * nb, 0), rc(32 * nd, 0);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    for (uint32_t i = 0; i < 4 * na; ++i) {
+      Position p = a8(m, lane, i);
+      ra[lane * na + i / 4] |= uint32_t{a[p.row][p.col]} << (8 * (i % 4));
+    }
+    for (uint32_t i = 0; i < 4 * nb; ++i) {
+      Position p = b8(lane, i);
+      rb[lane * nb + i / 4] |= uint32_t{b[p.row][p.col]} << (8 * (i % 4));
+    }
+    for (uint32_t i = 0; i < nd; ++i) {
+      Position p = c32(lane, i);
+      rc[lane * nd + i] = static_cast<uint32_t>(c_of(p.row, p.col));
+    }
+  }
+  std::string form = "mma.sync.aligned.m" + std::to_string(m) + "n8k" + std::to_string(k) +
+                     ".row.col" + (satfinite ? ".satfinite" : "") + ".s32." +
+                     (a_signed ? "s8" : "u8") + "." + (b_signed ? "s8" : "u8") + ".s32";
+  std::vector<uint32_t> got = run_mma(t, form, na, nb, nd, ra, rb, rc);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    for (uint32_t i = 0; i < nd; ++i) {
+      Position p = c32(lane, i);
+      int64_t sum = c_of(p.row, p.col);
+      for (uint32_t kk = 0; kk < k; ++kk)
+        sum += value(a[p.row][kk], a_signed) * value(b[kk][p.col], b_signed);
+      int64_t expect = satfinite ? std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX)
+                                 : static_cast<int32_t>(static_cast<uint32_t>(sum));
+      EXPECT_EQ(static_cast<int32_t>(got[lane * nd + i]), expect) << form << " lane " << lane
+                                                                  << " c" << i;
+    }
+  }
+}
+
+int32_t small_c(uint32_t row, uint32_t col) { return static_cast<int32_t>(row * 1000) - static_cast<int32_t>(col * 77); }
+// Rows 0-7 sit just below INT32_MAX (the products push them over), rows 8-15 just above
+// INT32_MIN; even columns start at the limit itself.
+int32_t edge_c(uint32_t row, uint32_t col) {
+  int32_t slack = (col % 2 == 0) ? 0 : 3;
+  return row < 8 ? INT32_MAX - slack : INT32_MIN + slack;
+}
+
+TEST_F(MatrixOpsTest, MmaInt8EveryShapeAndSignednessMix) {
+  for (bool a_signed : {true, false}) {
+    for (bool b_signed : {true, false}) {
+      check_int8_mma(*this, 16, 32, a_signed, b_signed, false, small_c);
+      check_int8_mma(*this, 16, 16, a_signed, b_signed, false, small_c);
+      check_int8_mma(*this, 8, 16, a_signed, b_signed, false, small_c);
+    }
+  }
+}
+
+TEST_F(MatrixOpsTest, MmaInt8WrapsOnOverflowAndSatfiniteClamps) {
+  for (bool satfinite : {false, true}) {
+    check_int8_mma(*this, 16, 32, false, false, satfinite, edge_c);  // u8 x u8: sums >= 0
+    check_int8_mma(*this, 16, 16, true, true, satfinite, edge_c);
+    check_int8_mma(*this, 8, 16, true, false, satfinite, edge_c);
+  }
+}
+
+TEST_F(MatrixOpsTest, MmaFormsOutsideThePtxIsaStopWithTheirNameAndLine) {
+  // .dtype unlike .ctype (not allowed for m16n8k16), and .satfinite on a float mma.
+  for (const char* form : {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16",
+                           "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.e4m3.e4m3.f32"}) {
+    std::string text = ptx_module(std::string(R"(
+.visible .entry k()
+{
+  .reg .b32 %r<12>;
+  mov.b32 %r0, 0;
+  )") + form + R"( {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%r8, %r9}, {%r0, %r1, %r2, %r3};
+  ret;
+}
+)");
+    ModuleHandle m = load(text);
+    LaunchReport r = launch(m, "k", {1}, {32}, Params());
+    ASSERT_EQ(r.faults.size(), 1u) << form;
+    EXPECT_EQ(r.faults[0].kind, "unsupported_instruction");
+    EXPECT_EQ(r.faults[0].ptx_line, 10u) << form;
+    EXPECT_NE(r.faults[0].message.find(form), std::string::npos) << r.faults[0].message;
+    EXPECT_NE(r.faults[0].message.find("PTX line 10"), std::string::npos) << r.faults[0].message;
   }
 }
 

@@ -1,8 +1,12 @@
 // Warp-level matrix instructions with the fragment ownership of the PTX ISA: ldmatrix and
 // stmatrix (m8n8, .x1/.x2/.x4, .trans, b16) and mma.sync for m16n8k8 and m16n8k16 with f16 or
-// bf16 inputs (f32 or f16 accumulators), m16n8k32 with e4m3/e5m2 inputs, and m16n8k4/k8 tf32.
-// Products are exact and sums are taken in double, rounded once to the accumulator type.
+// bf16 inputs (f32 or f16 accumulators), m16n8k16/k32 with e4m3/e5m2 inputs in any mix (f32 or
+// f16 accumulators), m16n8k4/k8 tf32, and m8n8k16, m16n8k16 and m16n8k32 with s8/u8 inputs in
+// any mix (s32 accumulators, wrapped or .satfinite). Products are exact and sums are taken in
+// double, rounded once to the accumulator type (exact for the integer forms).
+#include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 
 #include "decoder.h"
@@ -99,11 +103,45 @@ void stmatrix(Exec& x, const Inst& in, uint32_t mask) {
   x.counters.bytes[static_cast<size_t>(Space::Shared)] += matrices * 128;
 }
 
-using Elem = MmaElement;
-using enum MmaElement;
+// The register counts of one mma.sync form: A, B, and C/D (which share a type).
+struct MmaShape {
+  uint32_t m = 0, k = 0;
+  uint32_t na = 0, nb = 0, nd = 0;
+};
 
-// mma.sync m16n8kK: ops: d[nd], a[na], b[nb], c[nc]. width = K; mode = A/B element; target =
-// accumulator (F16 or F32); vec = element type of C.
+MmaShape mma_shape(uint32_t m, uint32_t k, MmaElement a, MmaElement b, MmaElement acc) {
+  MmaShape s{m, k};
+  s.na = m * k / 32 / (32 / mma_element_bits(a));
+  s.nb = k * 8 / 32 / (32 / mma_element_bits(b));
+  s.nd = m * 8 / 32 / (acc == MmaElement::F16 ? 2 : 1);
+  return s;
+}
+
+// Row and column of element `e` of A register `r` held by the lane of group g, thread t.
+void a_position(const MmaShape& s, uint32_t per_reg, uint32_t g, uint32_t t, uint32_t r,
+                uint32_t e, uint32_t& row, uint32_t& col) {
+  row = g + 8 * (r & 1);
+  if (per_reg == 1) {  // tf32
+    col = t + 4 * (r >> 1);
+    if (s.k == 4) row = g + 8 * r, col = t;
+  } else {
+    col = per_reg * t + e + (s.k / 2) * (r >> 1);
+  }
+}
+
+// The accumulator as the D type stores it: f32, f16 (rounded once), or s32 wrapped or, with
+// .satfinite, clamped to the int32 range.
+uint32_t accumulator_bits(double sum, MmaElement acc, bool satfinite) {
+  if (acc == MmaElement::F16) return double_to_small(sum, kF16, 0, false);
+  if (acc != MmaElement::S32) return std::bit_cast<uint32_t>(static_cast<float>(sum));
+  // Integer products and sums are exact in a double (|sum| < 2^53).
+  int64_t v = static_cast<int64_t>(sum);
+  if (satfinite) v = std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
+  return static_cast<uint32_t>(v);
+}
+
+// mma.sync mMn8kK: ops: d[nd], a[na], b[nb], c[nd]. width = K, vec = M, mode = A element,
+// flags = B element, target = C/D element, imm = 1 with .satfinite.
 void mma(Exec& x, const Inst& in, uint32_t mask) {
   if (mask != 0xffffffffu) {
     x.fault(in, static_cast<uint32_t>(std::countr_zero(~mask)), "barrier_divergence", 0,
@@ -111,66 +149,56 @@ void mma(Exec& x, const Inst& in, uint32_t mask) {
     return;
   }
   const uint32_t* o = x.ops(in);
-  uint32_t k = in.width;
-  Elem ab = static_cast<Elem>(in.mode);
-  Elem acc = static_cast<Elem>(in.target);
-  Elem c_elem = static_cast<Elem>(in.vec);
-  uint32_t ebits = mma_element_bits(ab);
-  uint32_t per_reg = 32 / ebits;
-  uint32_t na = 16 * k / 32 / per_reg, nb = k * 8 / 32 / per_reg;
-  uint32_t nd = acc == F32 ? 4 : 2, nc = c_elem == F32 ? 4 : 2;
+  MmaElement ea = static_cast<MmaElement>(in.mode), eb = static_cast<MmaElement>(in.flags);
+  MmaElement acc = static_cast<MmaElement>(in.target);
+  MmaShape s = mma_shape(in.vec, in.width, ea, eb, acc);
+  uint32_t bits_a = mma_element_bits(ea), bits_b = mma_element_bits(eb);
+  uint32_t per_a = 32 / bits_a, per_b = 32 / bits_b;
+  uint32_t mask_a = bits_a == 32 ? 0xffffffffu : (1u << bits_a) - 1;
+  uint32_t mask_b = bits_b == 32 ? 0xffffffffu : (1u << bits_b) - 1;
   double a[16][32] = {}, b[32][8] = {}, c[16][8] = {};
-  uint32_t emask = ebits == 32 ? 0xffffffffu : (1u << ebits) - 1;
   for (uint32_t lane = 0; lane < 32; ++lane) {
     uint32_t g = lane >> 2, t = lane & 3;
-    for (uint32_t r = 0; r < na; ++r) {
-      uint32_t v = static_cast<uint32_t>(x.reg(o[nd + r])[lane]);
-      for (uint32_t e = 0; e < per_reg; ++e) {
-        uint32_t row = g + 8 * (r & 1), col;
-        if (per_reg == 1) {
-          col = t + 4 * (r >> 1);
-          if (k == 4) row = g + 8 * r, col = t;
-        } else {
-          col = per_reg * t + e + (k / 2) * (r >> 1);
-        }
-        a[row][col] = mma_element_value((v >> (ebits * e)) & emask, ab);
+    for (uint32_t r = 0; r < s.na; ++r) {
+      uint32_t v = static_cast<uint32_t>(x.reg(o[s.nd + r])[lane]);
+      for (uint32_t e = 0; e < per_a; ++e) {
+        uint32_t row, col;
+        a_position(s, per_a, g, t, r, e, row, col);
+        a[row][col] = mma_element_value((v >> (bits_a * e)) & mask_a, ea);
       }
     }
-    for (uint32_t r = 0; r < nb; ++r) {
-      uint32_t v = static_cast<uint32_t>(x.reg(o[nd + na + r])[lane]);
-      for (uint32_t e = 0; e < per_reg; ++e) {
-        uint32_t kk = per_reg == 1 ? t + 4 * r : per_reg * t + e + (k / 2) * r;
-        b[kk][g] = mma_element_value((v >> (ebits * e)) & emask, ab);
+    for (uint32_t r = 0; r < s.nb; ++r) {
+      uint32_t v = static_cast<uint32_t>(x.reg(o[s.nd + s.na + r])[lane]);
+      for (uint32_t e = 0; e < per_b; ++e) {
+        uint32_t kk = per_b == 1 ? t + 4 * r : per_b * t + e + (s.k / 2) * r;
+        b[kk][g] = mma_element_value((v >> (bits_b * e)) & mask_b, eb);
       }
     }
-    for (uint32_t r = 0; r < nc; ++r) {
-      uint32_t v = static_cast<uint32_t>(x.reg(o[nd + na + nb + r])[lane]);
-      if (c_elem == F32) {
-        c[g + 8 * (r >> 1)][2 * t + (r & 1)] = mma_element_value(v, F32);
+    for (uint32_t r = 0; r < s.nd; ++r) {
+      uint32_t v = static_cast<uint32_t>(x.reg(o[s.nd + s.na + s.nb + r])[lane]);
+      if (acc == MmaElement::F16) {
+        c[g + 8 * r][2 * t] = mma_element_value(v & 0xffff, acc);
+        c[g + 8 * r][2 * t + 1] = mma_element_value(v >> 16, acc);
       } else {
-        c[g + 8 * r][2 * t] = mma_element_value(v & 0xffff, F16);
-        c[g + 8 * r][2 * t + 1] = mma_element_value(v >> 16, F16);
+        c[g + 8 * (r >> 1)][2 * t + (r & 1)] = mma_element_value(v, acc);
       }
     }
   }
-  float dm[16][8];
-  uint16_t hm[16][8];
-  for (uint32_t i = 0; i < 16; ++i) {
+  uint32_t dm[16][8];
+  for (uint32_t i = 0; i < s.m; ++i) {
     for (uint32_t j = 0; j < 8; ++j) {
-      double s = c[i][j];
-      for (uint32_t kk = 0; kk < k; ++kk) s += a[i][kk] * b[kk][j];
-      dm[i][j] = static_cast<float>(s);
-      if (acc == F16) hm[i][j] = static_cast<uint16_t>(double_to_small(s, kF16, 0, false));
+      double sum = c[i][j];
+      for (uint32_t kk = 0; kk < s.k; ++kk) sum += a[i][kk] * b[kk][j];
+      dm[i][j] = accumulator_bits(sum, acc, in.imm & 1);
     }
   }
   for (uint32_t lane = 0; lane < 32; ++lane) {
     uint32_t g = lane >> 2, t = lane & 3;
-    for (uint32_t r = 0; r < nd; ++r) {
-      if (acc == F32) {
-        x.reg(o[r])[lane] = std::bit_cast<uint32_t>(dm[g + 8 * (r >> 1)][2 * t + (r & 1)]);
+    for (uint32_t r = 0; r < s.nd; ++r) {
+      if (acc == MmaElement::F16) {
+        x.reg(o[r])[lane] = dm[g + 8 * r][2 * t] | (dm[g + 8 * r][2 * t + 1] << 16);
       } else {
-        x.reg(o[r])[lane] = static_cast<uint32_t>(hm[g + 8 * r][2 * t]) |
-                            (static_cast<uint32_t>(hm[g + 8 * r][2 * t + 1]) << 16);
+        x.reg(o[r])[lane] = dm[g + 8 * (r >> 1)][2 * t + (r & 1)];
       }
     }
   }
@@ -186,9 +214,6 @@ bool push_list(Decoder& d, const ptx::Operand& op, size_t n) {
   d.push(d.value(op, Type::B32));
   return true;
 }
-
-// F32 for anything else: the decoder checks the types first.
-Elem elem_of(Type t) { return mma_element_of(t).value_or(F32); }
 
 }  // namespace
 
@@ -215,35 +240,52 @@ bool decode_matrix(Decoder& d, const ptx::Instruction& in, Inst& out) {
   }
   if (in.opcode != Opcode::Mma || !in.has_modifier("sync") || in.operands.size() != 4) return false;
   if (in.types.size() != 4) return false;
-  Type dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
-  uint32_t k = in.has_modifier("m16n8k16")   ? 16
-               : in.has_modifier("m16n8k8")  ? 8
-               : in.has_modifier("m16n8k32") ? 32
-               : in.has_modifier("m16n8k4")  ? 4
-                                             : 0;
+  uint32_t m = 0, k = 0;
+  for (const std::string& mod : in.modifiers) {
+    uint32_t mm = 0, kk = 0;
+    if (std::sscanf(mod.c_str(), "m%un8k%u", &mm, &kk) == 2) m = mm, k = kk;
+  }
   if (k == 0 || !in.has_modifier("row") || !in.has_modifier("col")) return false;
-  bool fp8 = (at == Type::E4M3 || at == Type::E5M2) && (bt == Type::E4M3 || bt == Type::E5M2);
-  bool half = (at == Type::F16 || at == Type::BF16) && at == bt;
-  bool tf32 = at == Type::TF32 && bt == Type::TF32;
-  if (!(fp8 && k == 32) && !(half && (k == 8 || k == 16)) && !(tf32 && (k == 4 || k == 8))) {
+  std::optional<MmaElement> ed = mma_element_of(in.types[0]), ea = mma_element_of(in.types[1]),
+                            eb = mma_element_of(in.types[2]), ec = mma_element_of(in.types[3]);
+  if (!ed || !ea || !eb || !ec) {
+    d.fail("mma with these element types (f64, 4-bit or single-bit inputs) is not supported yet");
     return false;
   }
-  if (fp8 && at != bt) {
-    d.fail("mma with mixed e4m3/e5m2 inputs is not supported yet");
+  if (*ed != *ec) {
+    d.fail("mma of this shape needs the same .dtype and .ctype (PTX ISA)");
     return false;
   }
-  if (dt != Type::F32 && dt != Type::F16) return false;
-  if (ct != Type::F32 && ct != Type::F16) return false;
-  if (at == Type::BF16 && dt != Type::F32) return false;
+  using E = MmaElement;
+  auto is = [](E e, std::initializer_list<E> set) {
+    return std::find(set.begin(), set.end(), e) != set.end();
+  };
+  bool fp8 = is(*ea, {E::E4M3, E::E5M2}) && is(*eb, {E::E4M3, E::E5M2});
+  bool int8 = is(*ea, {E::S8, E::U8}) && is(*eb, {E::S8, E::U8});
+  bool valid = false;
+  if (int8) {
+    valid = *ed == E::S32 && (m == 16 ? (k == 16 || k == 32) : (m == 8 && k == 16));
+  } else if (m == 16 && is(*ed, {E::F32, E::F16})) {
+    bool f32_only = *ed == E::F32;
+    valid = (fp8 && (k == 16 || k == 32)) ||
+            (*ea == E::F16 && *eb == E::F16 && (k == 8 || k == 16)) ||
+            (f32_only && *ea == E::BF16 && *eb == E::BF16 && (k == 8 || k == 16)) ||
+            (f32_only && *ea == E::TF32 && *eb == E::TF32 && (k == 4 || k == 8));
+  }
+  bool satfinite = in.has_modifier("satfinite");
+  if (!valid || (satfinite && !int8)) {
+    d.fail("this mma shape and type combination is not one the simulator implements");
+    return false;
+  }
   out.width = static_cast<uint8_t>(k);
-  out.mode = static_cast<uint8_t>(elem_of(at));
-  out.target = static_cast<uint32_t>(dt == Type::F32 ? F32 : F16);
-  out.vec = static_cast<uint8_t>(ct == Type::F32 ? F32 : F16);
-  uint32_t ebits = mma_element_bits(elem_of(at)), per_reg = 32 / ebits;
-  size_t na = 16 * k / 32 / per_reg, nb = k * 8 / 32 / per_reg;
-  size_t nd = dt == Type::F32 ? 4 : 2, nc = ct == Type::F32 ? 4 : 2;
-  if (!push_list(d, in.operands[0], nd) || !push_list(d, in.operands[1], na) ||
-      !push_list(d, in.operands[2], nb) || !push_list(d, in.operands[3], nc)) {
+  out.vec = static_cast<uint8_t>(m);
+  out.mode = static_cast<uint8_t>(*ea);
+  out.flags = static_cast<uint8_t>(*eb);
+  out.target = static_cast<uint32_t>(*ed);
+  out.imm = satfinite ? 1 : 0;
+  MmaShape shape = mma_shape(m, k, *ea, *eb, *ed);
+  if (!push_list(d, in.operands[0], shape.nd) || !push_list(d, in.operands[1], shape.na) ||
+      !push_list(d, in.operands[2], shape.nb) || !push_list(d, in.operands[3], shape.nd)) {
     return false;
   }
   out.fn = &mma;

@@ -11,7 +11,7 @@
 
 namespace kiln::sim {
 
-enum class MmaElement : uint8_t { F16, BF16, E4M3, E5M2, TF32, F32 };
+enum class MmaElement : uint8_t { F16, BF16, E4M3, E5M2, TF32, F32, S8, U8, S32 };
 
 inline std::optional<MmaElement> mma_element_of(ptx::Type type) {
   switch (type) {
@@ -27,6 +27,12 @@ inline std::optional<MmaElement> mma_element_of(ptx::Type type) {
       return MmaElement::TF32;
     case ptx::Type::F32:
       return MmaElement::F32;
+    case ptx::Type::S8:
+      return MmaElement::S8;
+    case ptx::Type::U8:
+      return MmaElement::U8;
+    case ptx::Type::S32:
+      return MmaElement::S32;
     default:
       return std::nullopt;
   }
@@ -36,6 +42,8 @@ inline uint32_t mma_element_bits(MmaElement e) {
   switch (e) {
     case MmaElement::E4M3:
     case MmaElement::E5M2:
+    case MmaElement::S8:
+    case MmaElement::U8:
       return 8;
     case MmaElement::F16:
     case MmaElement::BF16:
@@ -43,6 +51,10 @@ inline uint32_t mma_element_bits(MmaElement e) {
     default:
       return 32;
   }
+}
+
+inline bool is_integer(MmaElement e) {
+  return e == MmaElement::S8 || e == MmaElement::U8 || e == MmaElement::S32;
 }
 
 // The exact value of an element's bits (the low mma_element_bits(e) bits of `bits`). tf32
@@ -61,6 +73,12 @@ inline double mma_element_value(uint32_t bits, MmaElement e) {
       return std::bit_cast<float>(bits & 0xffffe000u);
     case MmaElement::F32:
       return std::bit_cast<float>(bits);
+    case MmaElement::S8:
+      return static_cast<int8_t>(bits & 0xff);
+    case MmaElement::U8:
+      return static_cast<double>(bits & 0xff);
+    case MmaElement::S32:
+      return static_cast<int32_t>(bits);
   }
   return 0;
 }

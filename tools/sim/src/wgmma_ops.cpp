@@ -183,8 +183,9 @@ bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
   }
   if (m != 64 || n == 0 || n > 256 || n % 8 != 0) return false;
   std::optional<Elem> a_elem = mma_element_of(in.types[1]), b_elem = mma_element_of(in.types[2]);
-  if (!a_elem || *a_elem == Elem::F32 || a_elem != b_elem) {
-    d.fail("wgmma with these input types (or mixed fp8 inputs) is not supported yet");
+  bool floating = a_elem && *a_elem != Elem::F32 && !is_integer(*a_elem);
+  if (!floating || a_elem != b_elem) {
+    d.fail("wgmma with these input types (integer, or mixed fp8 inputs) is not supported yet");
     return false;
   }
   Elem ea = *a_elem;
