@@ -1,5 +1,8 @@
 // Byte and bit shuffles on 32-bit values: prmt (all its modes), lop3 (any three-input logic
-// function) and shf (funnel shifts, clamped or wrapped).
+// function), shf (funnel shifts, clamped or wrapped), szext (sign- or zero-extension of a bit
+// field) and bmsk (a mask of b bits from bit a).
+#include <algorithm>
+
 #include "decoder.h"
 #include "lane_ops.h"
 
@@ -83,6 +86,43 @@ void shf(Exec& x, const Inst& in, uint32_t mask) {
   });
 }
 
+// szext.{clamp,wrap}.{u32,s32} d, a, b: the low N bits of a extended to 32, N = b clamped to
+// 32 or taken mod 32; N = 0 gives 0. mode: 1 clamp; flags: 1 signed.
+void szext(Exec& x, const Inst& in, uint32_t mask) {
+  const uint32_t* o = x.ops(in);
+  uint64_t* d = x.reg(o[0]);
+  const uint64_t *a = x.reg(o[1]), *b = x.reg(o[2]);
+  bool clamp = in.mode != 0, is_signed = in.flags != 0;
+  for_lanes(mask, [&](uint32_t l) {
+    uint32_t v = static_cast<uint32_t>(a[l]), n = static_cast<uint32_t>(b[l]);
+    n = clamp ? std::min<uint32_t>(n, 32) : (n & 31);
+    uint32_t r = v;
+    if (n < 32) {
+      r = v & ((1u << n) - 1);
+      if (is_signed && n > 0 && ((r >> (n - 1)) & 1)) r |= ~0u << n;
+    }
+    d[l] = r;
+  });
+}
+
+// bmsk.{clamp,wrap}.b32 d, a, b: b one-bits from bit a, cut at bit 31. wrap takes a and b mod
+// 32; clamp gives 0 for a >= 32 and reads b >= 32 as 32. mode: 1 clamp.
+void bmsk(Exec& x, const Inst& in, uint32_t mask) {
+  const uint32_t* o = x.ops(in);
+  uint64_t* d = x.reg(o[0]);
+  const uint64_t *a = x.reg(o[1]), *b = x.reg(o[2]);
+  bool clamp = in.mode != 0;
+  for_lanes(mask, [&](uint32_t l) {
+    uint32_t pos = static_cast<uint32_t>(a[l]), width = static_cast<uint32_t>(b[l]);
+    if (clamp && pos >= 32) {
+      d[l] = 0;
+      return;
+    }
+    width = clamp ? std::min<uint32_t>(width, 32) : (width & 31);
+    d[l] = static_cast<uint32_t>(((uint64_t{1} << width) - 1) << (pos & 31));
+  });
+}
+
 }  // namespace
 
 bool decode_bit(Decoder& d, const ptx::Instruction& in, Inst& out) {
@@ -108,6 +148,19 @@ bool decode_bit(Decoder& d, const ptx::Instruction& in, Inst& out) {
       for (size_t i = 0; i < 4; ++i) d.push(d.value(in.operands[i], Type::B32));
       out.fn = &lop3;
       return true;
+    }
+    case Opcode::Szext:
+    case Opcode::Bmsk: {
+      bool szext_op = in.opcode == Opcode::Szext;
+      Type t = in.type();
+      if (szext_op ? (t != Type::U32 && t != Type::S32) : t != Type::B32) return false;
+      if (in.has_modifier("clamp") == in.has_modifier("wrap")) return false;
+      fn = szext_op ? &szext : &bmsk;
+      out.mode = in.has_modifier("clamp") ? 1 : 0;
+      out.flags = t == Type::S32 ? 1 : 0;
+      expected = 3;
+      types = {Type::B32, Type::B32, Type::U32};
+      break;
     }
     case Opcode::Shf:
       fn = &shf;

@@ -544,6 +544,8 @@ bool decode_integer(Decoder& d, const ptx::Instruction& in, Inst& out) {
     case Opcode::Prmt:
     case Opcode::Lop3:
     case Opcode::Shf:
+    case Opcode::Szext:
+    case Opcode::Bmsk:
       return decode_bit(d, in, out);
     default:
       return false;
