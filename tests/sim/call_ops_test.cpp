@@ -1,30 +1,19 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "sim_test_util.h"
 
 namespace kiln::sim::testing {
 namespace {
-
-#ifdef KILN_SIM_ZOO_PTX_DIR
-constexpr const char* kPtxDir = KILN_SIM_ZOO_PTX_DIR;
-#else
-constexpr const char* kPtxDir = "";
-#endif
 
 class CallOpsTest : public SimTest {};
 
 int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
 TEST_F(CallOpsTest, CallsPassArgumentsReturnResultsAndRecurse) {
-  std::ifstream file(std::string(kPtxDir) + "/call_kernels.ptx");
-  if (!file) GTEST_SKIP() << "no call_kernels.ptx (building it needs the CUDA toolkit)";
-  std::stringstream text;
-  text << file.rdbuf();
-  ASSERT_NE(text.str().find("call.uni"), std::string::npos) << "nvcc inlined the calls";
-  ModuleHandle m = load(text.str());
+  const std::string ptx = built_ptx("call_kernels.ptx");
+  if (ptx.empty()) GTEST_SKIP() << "no call_kernels.ptx (building it needs the CUDA toolkit)";
+  ASSERT_NE(ptx.find("call.uni"), std::string::npos) << "nvcc inlined the calls";
+  ModuleHandle m = load(ptx);
   const uint32_t n = 64;
   std::vector<float> in(n);
   for (uint32_t i = 0; i < n; ++i) in[i] = 0.5f * static_cast<float>(i);
@@ -43,7 +32,7 @@ TEST_F(CallOpsTest, CallsPassArgumentsReturnResultsAndRecurse) {
 
 TEST_F(CallOpsTest, CallingAFunctionWithoutABodyNamesIt) {
   ModuleHandle m = load(ptx_module(R"(
-.extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.extern .func (.param .b32 func_retval0) helper(.param .b64 helper_param_0);
 
 .visible .entry k()
 {
@@ -53,10 +42,8 @@ TEST_F(CallOpsTest, CallingAFunctionWithoutABodyNamesIt) {
   {
   .param .b64 param0;
   st.param.b64 [param0], %rd1;
-  .param .b64 param1;
-  st.param.b64 [param1], %rd1;
   .param .b32 retval0;
-  call.uni (retval0), vprintf, (param0, param1);
+  call.uni (retval0), helper, (param0);
   ld.param.b32 %r1, [retval0];
   }
   ret;
@@ -65,7 +52,9 @@ TEST_F(CallOpsTest, CallingAFunctionWithoutABodyNamesIt) {
   LaunchReport r = launch(m, "k", {1}, {32}, Params());
   ASSERT_EQ(r.faults.size(), 1u);
   EXPECT_EQ(r.faults[0].kind, "unsupported_instruction");
-  EXPECT_NE(r.faults[0].message.find("device printf"), std::string::npos) << r.faults[0].message;
+  EXPECT_NE(r.faults[0].message.find("'helper' (no body in this module)"), std::string::npos)
+      << r.faults[0].message;
+  EXPECT_EQ(r.faults[0].ptx_line, 17u);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,20 @@ class Params {
  private:
   std::vector<std::byte> bytes_;
 };
+
+// PTX that nvcc compiled at build time (tests/sim/CMakeLists.txt: zoo entries, call_kernels,
+// printf_kernels), by file name; empty when it was not built (no CUDA toolkit).
+inline std::string built_ptx(const std::string& file) {
+#ifdef KILN_SIM_ZOO_PTX_DIR
+  std::ifstream in(std::string(KILN_SIM_ZOO_PTX_DIR) + "/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+#else
+  (void)file;
+  return {};
+#endif
+}
 
 // ".version 8.0 .target sm_90a .address_size 64" then `body`.
 inline std::string ptx_module(const std::string& body, const std::string& target = "sm_90a") {

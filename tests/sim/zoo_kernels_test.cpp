@@ -4,21 +4,13 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "kiln/sim/tensor_map.h"
 #include "sim_test_util.h"
 
 namespace kiln::sim::testing {
 namespace {
-
-#ifdef KILN_SIM_ZOO_PTX_DIR
-constexpr const char* kZooDir = KILN_SIM_ZOO_PTX_DIR;
-#else
-constexpr const char* kZooDir = "";
-#endif
 
 // Exact f16 encoding of values that f16 represents exactly (the tests only use such values).
 uint16_t to_half(float v) {
@@ -44,11 +36,8 @@ class ZooKernelsTest : public SimTest {
  public:
   // Loads kb/zoo/ENTRY as PTX and finds the .entry whose name contains every part.
   bool open(const std::string& entry, const std::vector<std::string>& parts) {
-    std::ifstream file(std::string(kZooDir) + "/" + entry + ".ptx");
-    if (!file) return false;
-    std::stringstream text;
-    text << file.rdbuf();
-    std::string ptx = text.str();
+    std::string ptx = built_ptx(entry + ".ptx");
+    if (ptx.empty()) return false;
     size_t at = 0;
     while ((at = ptx.find(".entry ", at)) != std::string::npos) {
       at += 7;

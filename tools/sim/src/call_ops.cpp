@@ -13,14 +13,9 @@ namespace kiln::sim {
 
 namespace {
 
-uint8_t* local_of(Exec& x, uint32_t lane) {
-  return x.cta->local.data() +
-         static_cast<size_t>(x.warp->index * 32 + lane) * x.program->local_bytes;
-}
-
 void copy(Exec& x, const std::vector<ParamCopy>& copies, uint32_t mask) {
   for (uint32_t m = mask; m != 0; m &= m - 1) {
-    uint8_t* local = local_of(x, static_cast<uint32_t>(std::countr_zero(m)));
+    uint8_t* local = x.local_of(static_cast<uint32_t>(std::countr_zero(m)));
     for (const ParamCopy& c : copies) std::memmove(local + c.to, local + c.from, c.bytes);
   }
 }

@@ -108,6 +108,8 @@ void exit_handler(Exec& x, const Inst& inst, uint32_t mask);
 // call to a .func, and ret from one (call_ops.cpp).
 void call_handler(Exec& x, const Inst& inst, uint32_t mask);
 void return_handler(Exec& x, const Inst& inst, uint32_t mask);
+// call to vprintf (device printf) without a body in the module (printf_ops.cpp).
+void vprintf_handler(Exec& x, const Inst& inst, uint32_t mask);
 // After lanes exit inside a callee: completes frames whose callee has no lanes left.
 void finish_calls(Exec& x);
 

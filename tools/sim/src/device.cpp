@@ -196,6 +196,7 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   x.config = config;
   x.config.cluster = cluster;
   x.shared_bytes = static_cast<uint32_t>(shared);
+  x.printf_limit = config.printf_buffer_bytes;
 
   RunLimits limits;
   limits.instruction_budget = impl_->options.instruction_budget;
@@ -228,6 +229,8 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   s.divergent_branches = x.counters.divergent_branches;
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.faults = std::move(x.faults);
+  report.printf_output = std::move(x.printf_text);
+  report.printf_dropped_bytes = x.printf_dropped;
   for (LaunchFault& f : report.faults) {
     if (f.source.empty()) f.source = image.source_of(f.ptx_line);
     if (f.source.empty()) continue;

@@ -109,7 +109,7 @@ uint8_t* Exec::resolve(Space space, uint64_t address, uint32_t bytes, uint32_t a
                   " bytes of local memory; check the index into the local array");
         return nullptr;
       }
-      return cta->local.data() + static_cast<size_t>(warp->index * 32 + lane) * size + address;
+      return local_of(lane) + address;
     }
     case Space::Param:
       if (address >= param_bytes || bytes > param_bytes - address) {

@@ -143,6 +143,11 @@ struct Exec {
   uint64_t* regs = nullptr;
   uint32_t* preds = nullptr;
   uint32_t event = kEventNone;
+  // Device printf: the text of the launch so far, capped at printf_limit bytes (whole calls
+  // that do not fit are dropped and counted).
+  std::string printf_text;
+  uint64_t printf_limit = 0;
+  uint64_t printf_dropped = 0;
   // Last global allocation hit: most accesses of a warp fall in the same buffer.
   uint64_t cache_base = 1, cache_size = 0;
   uint8_t* cache_bytes = nullptr;
@@ -155,6 +160,10 @@ struct Exec {
   }
   void set_pred(uint32_t p, uint32_t mask, uint32_t value) {
     preds[p] = (preds[p] & ~mask) | (value & mask);
+  }
+  // The local memory of a lane of the running warp (program->local_bytes of it).
+  uint8_t* local_of(uint32_t lane) {
+    return cta->local.data() + static_cast<size_t>(warp->index * 32 + lane) * program->local_bytes;
   }
   uint32_t pc_of(const Inst& inst) const {
     return static_cast<uint32_t>(&inst - program->code.data());

@@ -84,8 +84,9 @@ SymbolTable lay_out_shared(const ptx::Module& module,
   return table;
 }
 
-// Binds each call site to its callee's entry and parameter slots; a call to a function without
-// a body here (vprintf, an extern .func) becomes unsupported, naming it.
+// Binds each call site to its callee's entry and parameter slots. vprintf without a body is
+// device printf (printf_ops.cpp); a call to any other function without a body here (an extern
+// .func) becomes unsupported, naming it.
 void resolve_calls(Program& program) {
   for (size_t pc = 0; pc < program.code.size(); ++pc) {
     Inst& inst = program.code[pc];
@@ -94,9 +95,16 @@ void resolve_calls(Program& program) {
     auto it = std::find_if(program.functions.begin(), program.functions.end(),
                            [&](const FunctionRange& f) { return f.name == site.callee; });
     std::string problem;
-    if (it == program.functions.end()) {
-      problem = "calls to '" + site.callee + "' (no body in this module" +
-                (site.callee == "vprintf" ? ": device printf" : "") + ") are not supported";
+    if (it == program.functions.end() && site.callee == "vprintf") {
+      if (site.argument_offsets.size() == 2 && site.result_offsets.size() <= 1) {
+        inst.fn = &vprintf_handler;
+        continue;
+      }
+      problem = "vprintf takes (format, arguments) and returns one .b32, but this call passes " +
+                std::to_string(site.argument_offsets.size()) + " arguments and " +
+                std::to_string(site.result_offsets.size()) + " results";
+    } else if (it == program.functions.end()) {
+      problem = "calls to '" + site.callee + "' (no body in this module) are not supported";
     } else if (it->param_sizes.size() != site.argument_offsets.size() ||
                it->return_sizes.size() != site.result_offsets.size()) {
       problem = "the call passes " + std::to_string(site.argument_offsets.size()) +

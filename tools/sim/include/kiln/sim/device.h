@@ -77,6 +77,8 @@ struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
   Dim3 cluster{1, 1, 1};  // cudaLaunchKernelEx cluster dimension attribute
+  // Device printf text the launch keeps (CUDA's cudaLimitPrintfFifoSize, 1 MiB by default).
+  uint64_t printf_buffer_bytes = uint64_t{1} << 20;
 };
 
 // What the simulator saw while running one launch: counts, never times.
@@ -109,6 +111,11 @@ struct LaunchFault {
 struct LaunchReport {
   LaunchStats stats;
   std::vector<LaunchFault> faults;  // empty: the launch completed
+  // What the kernel's printf calls printed, in the order the simulator ran the threads (lanes
+  // of a warp in lane order), kept also when the launch faulted. Calls whose text did not fit
+  // in LaunchConfig::printf_buffer_bytes are dropped whole; their bytes are counted here.
+  std::string printf_output;
+  uint64_t printf_dropped_bytes = 0;
   bool ok() const { return faults.empty(); }
 };
 
