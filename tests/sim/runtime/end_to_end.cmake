@@ -10,12 +10,15 @@ function(_kiln_simrt_linked_candidate name source)
     DEPENDS ${source} kiln_cudart_sim VERBATIM)
 endfunction()
 _kiln_simrt_linked_candidate(vector_add ${CMAKE_CURRENT_SOURCE_DIR}/vector_add.cu)
-add_custom_target(kiln_sim_runtime_e2e_candidates DEPENDS ${_kiln_simrt_out}/vector_add.so)
+_kiln_simrt_linked_candidate(printing ${CMAKE_CURRENT_SOURCE_DIR}/printing.cu)
+add_custom_target(kiln_sim_runtime_e2e_candidates DEPENDS ${_kiln_simrt_out}/vector_add.so
+  ${_kiln_simrt_out}/printing.so)
 
 add_executable(kiln_sim_runtime_e2e_test end_to_end_test.cpp)
 add_dependencies(kiln_sim_runtime_e2e_test kiln_sim_runtime_e2e_candidates)
 target_compile_definitions(kiln_sim_runtime_e2e_test PRIVATE
-  KILN_SIMRT_VECTOR_ADD="${_kiln_simrt_out}/vector_add.so")
+  KILN_SIMRT_VECTOR_ADD="${_kiln_simrt_out}/vector_add.so"
+  KILN_SIMRT_PRINTING="${_kiln_simrt_out}/printing.so")
 target_include_directories(kiln_sim_runtime_e2e_test SYSTEM PRIVATE ${KILN_CUDA_ROOT}/include)
 target_link_libraries(kiln_sim_runtime_e2e_test PRIVATE kiln_cudart_sim
   nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS} kiln_warnings)
@@ -24,7 +27,7 @@ gtest_discover_tests(kiln_sim_runtime_e2e_test DISCOVERY_TIMEOUT 60 PROPERTIES L
 # kiln-sim-run on the task starters and on deliberately broken candidates.
 if(TARGET kiln-sim-run)
   set(_kiln_wrong_outputs)
-  foreach(_mode 0 1 2)
+  foreach(_mode 0 1 2 3)
     _kiln_simrt_linked_candidate(wrong_gemm_${_mode} ${CMAKE_CURRENT_SOURCE_DIR}/wrong_gemm.cu
       -DKILN_TEST_MODE=${_mode} -I${KILN_TASKS_DIR}/include)
     list(APPEND _kiln_wrong_outputs ${_kiln_simrt_out}/wrong_gemm_${_mode}.so)
@@ -38,7 +41,8 @@ if(TARGET kiln-sim-run)
     KILN_SIMRT_BUILD="${_kiln_simrt_out}"
     KILN_SIMRT_WRONG_GEMM_0="${_kiln_simrt_out}/wrong_gemm_0.so"
     KILN_SIMRT_WRONG_GEMM_1="${_kiln_simrt_out}/wrong_gemm_1.so"
-    KILN_SIMRT_WRONG_GEMM_2="${_kiln_simrt_out}/wrong_gemm_2.so")
+    KILN_SIMRT_WRONG_GEMM_2="${_kiln_simrt_out}/wrong_gemm_2.so"
+    KILN_SIMRT_WRONG_GEMM_3="${_kiln_simrt_out}/wrong_gemm_3.so")
   target_link_libraries(kiln_sim_run_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest_main
     kiln_warnings)
   gtest_discover_tests(kiln_sim_run_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS sim TIMEOUT 300)

@@ -101,6 +101,47 @@ TEST(SimRun, OutOfBoundsWriteIsAFaultWithItsLocation) {
   EXPECT_EQ(workload["faults"][0]["kind"], "out_of_bounds");
 }
 
+// stderr of kiln-sim-run with `args` (its stdout discarded).
+std::string sim_stderr(const std::string& args) {
+  FILE* pipe = popen((std::string(KILN_SIM_RUN) + " " + args + " 2>&1 >/dev/null").c_str(), "r");
+  std::string output = read_all(pipe);
+  if (pipe != nullptr) pclose(pipe);
+  return output;
+}
+
+TEST(SimRun, DevicePrintfComesBackPerWorkloadAndNeverOnStdout) {
+  const std::string args = "--task " + task("fp16_gemm") + " --candidate " +
+                           KILN_SIMRT_WRONG_GEMM_3 + " --workload 64x64x64 --build-dir " +
+                           build_dir("printing");
+  const SimRunResult run = sim_run(args);
+  ASSERT_FALSE(run.report.is_discarded()) << "stdout is not one JSON report";
+  EXPECT_EQ(run.exit_code, 0) << run.report.dump(2);
+  const auto& workload = run.report["workloads"][0];
+  EXPECT_EQ(workload["status"], "pass") << workload.dump(2);
+  // 64x64 in 16x16 blocks: a 4x4 grid; the simulator runs blocks x-fastest.
+  std::string expect;
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 4; ++x)
+      expect += "block (" + std::to_string(x) + "," + std::to_string(y) +
+                ") of (4,4): M=64 N=64 K=64\n";
+  EXPECT_EQ(workload["printf_output"], expect);
+  EXPECT_EQ(workload["printf_dropped_bytes"], 0);
+  // The candidate's stdout is kiln-sim-run's stderr: the text is there, as CUDA prints it.
+  EXPECT_NE(sim_stderr(args).find(expect), std::string::npos);
+  // With --progress every stdout line is still JSON.
+  const std::string lines = sim_output(args + " --progress");
+  size_t start = 0, count = 0;
+  while (start < lines.size()) {
+    const size_t end = lines.find('\n', start);
+    EXPECT_FALSE(nlohmann::json::parse(lines.substr(start, end - start), nullptr, false)
+                     .is_discarded())
+        << lines.substr(start, end - start);
+    ++count;
+    start = end == std::string::npos ? lines.size() : end + 1;
+  }
+  EXPECT_EQ(count, 3u);
+}
+
 TEST(SimRun, ProgressPrintsOneJsonLinePerStepThenTheReport) {
   const SimRunResult run = sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
                                    "/starter.cu --workload 1x8 --workload 3x40 --progress "

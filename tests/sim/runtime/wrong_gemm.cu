@@ -1,10 +1,12 @@
 // fp16_gemm candidates that are wrong on purpose, selected by KILN_TEST_MODE at build time:
 // 0 skips the last k (a wrong answer), 1 asks for 64 KB of dynamic shared memory without
-// cudaFuncSetAttribute (a launch error), 2 writes one row past C (a fault).
+// cudaFuncSetAttribute (a launch error), 2 writes one row past C (a fault); 3 is right, and
+// thread (0,0) of every block prints where it is with device printf (printf debugging).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 
 #include "kiln/abi.h"
 
@@ -13,6 +15,10 @@ __global__ void naive_gemm(const __half* A, const __half* B, __half* C, int64_t 
   extern __shared__ float unused[];
   const int64_t row = blockIdx.y * 16 + threadIdx.y;
   const int64_t col = blockIdx.x * 16 + threadIdx.x;
+  if (KILN_TEST_MODE == 3 && threadIdx.x == 0 && threadIdx.y == 0)
+    printf("block (%d,%d) of (%d,%d): M=%lld N=%lld K=%lld\n", blockIdx.x, blockIdx.y, gridDim.x,
+           gridDim.y, static_cast<long long>(M), static_cast<long long>(N),
+           static_cast<long long>(K));
   if (row >= M + extra_rows || col >= N) return;
   float acc = 0;
   const int64_t k_end = KILN_TEST_MODE == 0 ? K - 1 : K;

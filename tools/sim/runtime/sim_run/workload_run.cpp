@@ -33,12 +33,26 @@ std::string cuda_error_text(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + " (" + cudaGetErrorString(error) + ")";
 }
 
-// The simulator's record of this workload: launches with stats, faults, diagnostics.
+// Device printf text one workload reports; the rest is counted in printf_dropped_bytes.
+constexpr size_t kMaxPrintfPerWorkload = 64 * 1024;
+
+// The simulator's record of this workload: launches with stats, faults, diagnostics, and what
+// the kernels printed.
 void attach_report(nlohmann::json& out) {
   const auto report = nlohmann::json::parse(kiln_sim_report());
   out["launches"] = report["launches"];
   out["faults"] = report["last_faults"];
   out["diagnostics"] = report["diagnostics"];
+  std::string text = report.value("printf_output", "");
+  uint64_t dropped = report.value("printf_dropped_bytes", uint64_t{0});
+  if (text.size() > kMaxPrintfPerWorkload) {
+    dropped += text.size() - kMaxPrintfPerWorkload;
+    text.resize(kMaxPrintfPerWorkload);
+  }
+  if (!text.empty() || dropped != 0) {
+    out["printf_output"] = text;
+    out["printf_dropped_bytes"] = dropped;
+  }
 }
 
 }  // namespace

@@ -19,8 +19,10 @@ struct WorkloadRunner {
   uint64_t seed = 0;
 
   // {"workload", "dims", "pass", "status", "message", "errors", "launches", "faults",
-  //  "diagnostics"}; status is pass, wrong_answer, launch_error (kiln_launch returned
-  // nonzero or a CUDA call failed), fault (a kernel faulted) or harness_error.
+  //  "diagnostics", "printf_output"?, "printf_dropped_bytes"?}; status is pass, wrong_answer,
+  // launch_error (kiln_launch returned nonzero or a CUDA call failed), fault (a kernel
+  // faulted) or harness_error. printf_output (when a kernel printed) holds up to 64 KiB of
+  // the kernels' device printf text; printf_dropped_bytes counts the rest.
   nlohmann::json run(const tasks::Workload& workload) const;
 };
 

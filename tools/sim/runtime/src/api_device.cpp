@@ -73,6 +73,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int /*flags*/) { return cudaSuccess; }
 cudaError_t cudaDeviceReset(void) {
   auto& state = rt::RuntimeState::get();
   std::lock_guard lock(state.mutex);
+  state.flush_printf();
   state.reset_device();
   return cudaSuccess;
 }
@@ -117,9 +118,12 @@ cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
     case cudaLimitStackSize:
       *pValue = 1024;
       break;
-    case cudaLimitPrintfFifoSize:
-      *pValue = 1 << 20;
+    case cudaLimitPrintfFifoSize: {
+      auto& state = rt::RuntimeState::get();
+      std::lock_guard lock(state.mutex);
+      *pValue = state.printf_fifo_bytes;
       break;
+    }
     case cudaLimitMallocHeapSize:
       *pValue = 8 << 20;
       break;
@@ -130,7 +134,15 @@ cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetLimit(cudaLimit /*limit*/, size_t /*value*/) { return cudaSuccess; }
+// Only the printf FIFO size changes what the simulator does; other limits are accepted.
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  if (limit == cudaLimitPrintfFifoSize) {
+    auto& state = rt::RuntimeState::get();
+    std::lock_guard lock(state.mutex);
+    state.printf_fifo_bytes = value;
+  }
+  return cudaSuccess;
+}
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache /*cacheConfig*/) { return cudaSuccess; }
 cudaError_t cudaFuncSetCacheConfig(const void* /*func*/, cudaFuncCache /*cacheConfig*/) {
   return cudaSuccess;

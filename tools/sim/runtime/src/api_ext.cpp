@@ -24,7 +24,9 @@ const char* kiln_sim_report(void) {
   std::lock_guard lock(state.mutex);
   nlohmann::json report = {{"launches", state.launches},
                            {"last_faults", state.last_faults},
-                           {"diagnostics", state.diagnostics}};
+                           {"diagnostics", state.diagnostics},
+                           {"printf_output", state.printf_output},
+                           {"printf_dropped_bytes", state.printf_dropped_bytes}};
   text = report.dump();
   return text.c_str();
 }
@@ -35,6 +37,8 @@ void kiln_sim_clear_report(void) {
   state.launches = nlohmann::json::array();
   state.last_faults = nlohmann::json::array();
   state.diagnostics.clear();
+  state.printf_output.clear();
+  state.printf_dropped_bytes = 0;
 }
 
 }  // extern "C"

@@ -26,6 +26,14 @@ cudaError_t on_stream(const char* api, cudaStream_t stream, Body body) {
   return body(state);
 }
 
+// A blocking copy waits for the device, and CUDA prints the kernels' printf output then.
+cudaError_t flush_printf_after(cudaError_t error) {
+  auto& state = RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  state.flush_printf();
+  return error;
+}
+
 cudaError_t memcpy_any(const char* api, void* dst, const void* src, size_t count,
                        cudaMemcpyKind kind, cudaStream_t stream) {
   return on_stream(api, stream, [&](RuntimeState& state) {
@@ -134,11 +142,11 @@ cudaError_t cudaFreeHost(void* ptr) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
-  return rt::memcpy_any("cudaMemcpy", dst, src, count, kind, nullptr);
+  return rt::flush_printf_after(rt::memcpy_any("cudaMemcpy", dst, src, count, kind, nullptr));
 }
 
 cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
-  return rt::memcpy_any("cudaMemcpy", dst, src, count, kind, nullptr);
+  return rt::flush_printf_after(rt::memcpy_any("cudaMemcpy", dst, src, count, kind, nullptr));
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
@@ -153,8 +161,8 @@ cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, cudaM
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
-  return rt::memcpy_2d_any("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind,
-                           nullptr);
+  return rt::flush_printf_after(rt::memcpy_2d_any("cudaMemcpy2D", dst, dpitch, src, spitch,
+                                                 width, height, kind, nullptr));
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -196,8 +204,9 @@ cudaError_t cudaMemset2DAsync_ptsz(void* devPtr, size_t pitch, int value, size_t
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
                                cudaMemcpyKind kind) {
-  return rt::symbol_copy("cudaMemcpyToSymbol", symbol, const_cast<void*>(src), count, offset,
-                         kind, true, nullptr);
+  return rt::flush_printf_after(rt::symbol_copy("cudaMemcpyToSymbol", symbol,
+                                                const_cast<void*>(src), count, offset, kind, true,
+                                                nullptr));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
@@ -208,8 +217,8 @@ cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t 
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
                                  cudaMemcpyKind kind) {
-  return rt::symbol_copy("cudaMemcpyFromSymbol", symbol, dst, count, offset, kind, false,
-                         nullptr);
+  return rt::flush_printf_after(rt::symbol_copy("cudaMemcpyFromSymbol", symbol, dst, count,
+                                                offset, kind, false, nullptr));
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,

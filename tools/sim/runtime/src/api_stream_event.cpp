@@ -27,12 +27,17 @@ cudaError_t create_stream(cudaStream_t* stream, unsigned flags, int priority) {
   return cudaSuccess;
 }
 
-// For calls that wait on a stream: the sticky error of a faulted launch surfaces here.
-cudaError_t synchronize_stream(const char* api, cudaStream_t stream) {
+enum class PrintfFlush : bool { No, Yes };
+
+// For calls that wait on a stream: the sticky error of a faulted launch surfaces here. A
+// synchronization (not a query) prints the kernels' pending printf output, as CUDA does.
+cudaError_t synchronize_stream(const char* api, cudaStream_t stream,
+                               PrintfFlush flush = PrintfFlush::Yes) {
   auto& state = RuntimeState::get();
   std::lock_guard lock(state.mutex);
   if (!state.is_valid_stream(stream))
     return fail(cudaErrorInvalidResourceHandle, std::string(api) + ": no such stream");
+  if (flush == PrintfFlush::Yes) state.flush_printf();
   if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess)
     return fail(sticky, std::string(api) + ": an earlier launch faulted");
   return cudaSuccess;
@@ -91,11 +96,11 @@ cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  return rt::synchronize_stream("cudaStreamQuery", stream);
+  return rt::synchronize_stream("cudaStreamQuery", stream, rt::PrintfFlush::No);
 }
 
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
-  return rt::synchronize_stream("cudaStreamQuery", stream);
+  return rt::synchronize_stream("cudaStreamQuery", stream, rt::PrintfFlush::No);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
@@ -199,7 +204,13 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   return rt::sticky_error();
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t event) { return cudaEventQuery(event); }
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  const cudaError_t error = cudaEventQuery(event);
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  state.flush_printf();
+  return error;
+}
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   auto& state = rt::RuntimeState::get();

@@ -13,6 +13,7 @@ Dim3 to_dim(dim3 d) { return Dim3{d.x, d.y, d.z}; }
 }  // namespace
 
 cudaError_t launch_kernel(RuntimeState& state, const LaunchRequest& request) {
+  state.flush_printf();  // CUDA prints the earlier launches' printf output as a launch starts
   if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess)
     return fail(sticky, "kernel launch refused: an earlier launch faulted and the context is "
                         "broken (see the earlier fault); call cudaDeviceReset to start over");
@@ -43,6 +44,7 @@ cudaError_t launch_kernel(RuntimeState& state, const LaunchRequest& request) {
   config.block = to_dim(request.block);
   config.dynamic_shared_bytes = static_cast<uint32_t>(request.dynamic_shared);
   config.cluster = request.cluster;
+  config.printf_buffer_bytes = state.printf_fifo_bytes;
   const FunctionLimits limits{function->max_dynamic_shared, function->non_portable_cluster};
   const LaunchCheck check =
       validate_launch(device.properties(), *kernel, limits, config, request.cluster_set);
@@ -67,6 +69,10 @@ cudaError_t launch_kernel(RuntimeState& state, const LaunchRequest& request) {
                                             ": " + report.error().message);
   }
   entry["stats"] = to_json(report->stats);
+  state.add_printf(*report);
+  if (!report->printf_output.empty()) entry["printf_bytes"] = report->printf_output.size();
+  if (report->printf_dropped_bytes != 0)
+    entry["printf_dropped_bytes"] = report->printf_dropped_bytes;
   if (report->ok()) {
     state.launches.push_back(entry);
     if (request.completion_event != nullptr) {

@@ -1,5 +1,7 @@
 #include "runtime_state.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -39,6 +41,7 @@ void RuntimeState::reset_device() {
   allocations.clear();
   symbol_ranges.clear();
   sticky_error = cudaSuccess;
+  printf_fifo_bytes = kDefaultPrintfFifo;  // a reset restores the device's limits
 }
 
 ModuleRecord* RuntimeState::add_module(std::string ptx, std::string ptx_error) {
@@ -134,6 +137,31 @@ bool RuntimeState::is_device_address(uint64_t address) const {
 bool RuntimeState::is_valid_stream(cudaStream_t stream) const {
   return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
          streams.contains(stream);
+}
+
+void RuntimeState::add_printf(const LaunchReport& report) {
+  printf_pending += report.printf_output;
+  printf_pending_dropped += report.printf_dropped_bytes;
+  const size_t room = kMaxReportedPrintf - std::min(kMaxReportedPrintf, printf_output.size());
+  const size_t kept = std::min(room, report.printf_output.size());
+  printf_output.append(report.printf_output, 0, kept);
+  printf_dropped_bytes += report.printf_output.size() - kept + report.printf_dropped_bytes;
+}
+
+void RuntimeState::flush_printf() {
+  if (!printf_pending.empty()) {
+    std::fwrite(printf_pending.data(), 1, printf_pending.size(), stdout);
+    std::fflush(stdout);
+    printf_pending.clear();
+  }
+  if (printf_pending_dropped != 0) {
+    std::fprintf(stderr,
+                 "kiln simulator: %llu bytes of device printf output were dropped: a launch "
+                 "printed more than the printf FIFO holds (%zu bytes; raise it with "
+                 "cudaDeviceSetLimit(cudaLimitPrintfFifoSize, bytes), or print less)\n",
+                 static_cast<unsigned long long>(printf_pending_dropped), printf_fifo_bytes);
+    printf_pending_dropped = 0;
+  }
 }
 
 void RuntimeState::add_diagnostic(std::string message) {

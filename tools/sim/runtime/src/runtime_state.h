@@ -114,6 +114,23 @@ class RuntimeState {
   cudaError_t sticky_error = cudaSuccess;
   uint64_t clock = 0;  // counts launches and copies; the time base of events
 
+  // Device printf. printf_fifo_bytes is what a launch may print
+  // (cudaDeviceSetLimit(cudaLimitPrintfFifoSize)). As CUDA prints its printf FIFO to stdout at
+  // synchronization points (a launch, a device/stream/event synchronize, a blocking copy, a
+  // stream callback, cudaDeviceReset; not at exit), launches' output waits in printf_pending
+  // until flush_printf. printf_output keeps the output since the last kiln_sim_clear_report for
+  // the driver, up to kMaxReportedPrintf bytes; printf_dropped_bytes counts what it lacks.
+  static constexpr size_t kDefaultPrintfFifo = size_t{1} << 20;
+  static constexpr size_t kMaxReportedPrintf = size_t{1} << 20;
+  size_t printf_fifo_bytes = kDefaultPrintfFifo;
+  std::string printf_pending;
+  uint64_t printf_pending_dropped = 0;
+  std::string printf_output;
+  uint64_t printf_dropped_bytes = 0;
+  void add_printf(const LaunchReport& report);
+  // Writes the pending output to stdout, and to stderr a note of what did not fit in the FIFO.
+  void flush_printf();
+
   // What the driver (kiln-sim-run) reads back: a detailed message for every error returned,
   // one entry per kernel launch, and the faults of the last faulted launch.
   std::vector<std::string> diagnostics;

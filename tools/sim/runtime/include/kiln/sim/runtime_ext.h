@@ -17,11 +17,15 @@ extern "C" {
 const char* kiln_sim_last_faults(void);
 
 /* Everything recorded since the last kiln_sim_clear_report:
- * {"launches": [{kernel, grid, block, cluster, dynamic_shared_bytes, stats, faults?}],
- *  "last_faults": [...], "diagnostics": ["cudaErrorInvalidValue: what was wrong ..."]} */
+ * {"launches": [{kernel, grid, block, cluster, dynamic_shared_bytes, stats, faults?,
+ *                printf_bytes?, printf_dropped_bytes?}],
+ *  "last_faults": [...], "diagnostics": ["cudaErrorInvalidValue: what was wrong ..."],
+ *  "printf_output": "what the kernels printed (device printf), up to 1 MiB",
+ *  "printf_dropped_bytes": bytes printed but not in printf_output} */
 const char* kiln_sim_report(void);
 
-/* Forgets launches, faults and diagnostics (not memory or the sticky error). */
+/* Forgets launches, faults, diagnostics and printf output (not memory, the sticky error, or
+ * printf output not yet written to stdout). */
 void kiln_sim_clear_report(void);
 
 #ifdef __cplusplus

@@ -1,0 +1,28 @@
+// Host code around a kernel that prints with device printf: where its output appears relative
+// to the host's own prints tells when the runtime writes the printf FIFO to stdout (CUDA: at
+// synchronization points, not at the launch).
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+__global__ void say_hello(int value) {
+  printf("hello from thread %d of block %d, value %d\n", threadIdx.x, blockIdx.x, value);
+}
+
+// Launches say_hello<<<blocks, threads>>>, prints "host: launched", synchronizes, prints
+// "host: synchronized". fifo_bytes != 0 sets cudaLimitPrintfFifoSize first.
+extern "C" int run_printing(int blocks, int threads, size_t fifo_bytes) {
+  if (fifo_bytes != 0) cudaDeviceSetLimit(cudaLimitPrintfFifoSize, fifo_bytes);
+  say_hello<<<blocks, threads>>>(42);
+  std::printf("host: launched\n");
+  const cudaError_t status = cudaDeviceSynchronize();
+  std::printf("host: synchronized\n");
+  std::fflush(stdout);
+  return status;
+}
+
+extern "C" size_t printf_fifo_bytes() {
+  size_t bytes = 0;
+  cudaDeviceGetLimit(&bytes, cudaLimitPrintfFifoSize);
+  return bytes;
+}
