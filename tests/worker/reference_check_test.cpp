@@ -7,8 +7,8 @@
 #include <cstring>
 #include <random>
 
+#include "kiln/compiler/kernel_build.h"
 #include "kiln/worker/dynamic_library.h"
-#include "kiln/worker/kernel_build.h"
 #include "kiln/worker/numeric_codec.h"
 #include "kiln/worker/poison_pattern.h"
 #include "worker_test_support.h"
@@ -109,14 +109,14 @@ TEST(ReferenceCheck, GathersSampledRowsAndComparesThem) {
 
 TEST(ReferenceCheck, UsesTheRealGemmReferenceBuiltByTheWorker) {
   testing::TempDir dir;
-  Toolchain toolchain;
+  compiler::BuildToolchain toolchain;
   toolchain.abi_include = testing::source_dir() / "tasks" / "include";
-  const KernelBuild builder(toolchain);
-  BuildRequest request;
-  request.kind = BuildKind::kReference;
+  const compiler::KernelBuild builder(toolchain);
+  compiler::BuildRequest request;
+  request.kind = compiler::BuildKind::kReference;
   request.source = testing::source_dir() / "tasks" / "fp16_gemm" / "reference.cpp";
   request.build_dir = dir.path() / "reference";
-  const BuildOutcome build = builder.build(request);
+  const compiler::BuildOutcome build = builder.build(request);
   ASSERT_TRUE(build.ok) << build.error << build.log;
   auto library = DynamicLibrary::open(build.library);
   ASSERT_TRUE(library.ok()) << library.error().message;

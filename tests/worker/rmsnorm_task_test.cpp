@@ -5,9 +5,9 @@
 #include <cmath>
 #include <random>
 
+#include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/dynamic_library.h"
-#include "kiln/worker/kernel_build.h"
 #include "kiln/worker/numeric_codec.h"
 #include "worker_test_support.h"
 
@@ -17,13 +17,13 @@ namespace {
 class RmsnormReference : public ::testing::Test {
  protected:
   void SetUp() override {
-    Toolchain toolchain;
+    compiler::BuildToolchain toolchain;
     toolchain.abi_include = testing::source_dir() / "tasks" / "include";
-    BuildRequest request;
-    request.kind = BuildKind::kReference;
+    compiler::BuildRequest request;
+    request.kind = compiler::BuildKind::kReference;
     request.source = testing::source_dir() / "tasks" / "rmsnorm" / "reference.cpp";
     request.build_dir = dir_.path() / "reference";
-    const BuildOutcome build = KernelBuild(toolchain).build(request);
+    const compiler::BuildOutcome build = compiler::KernelBuild(toolchain).build(request);
     ASSERT_TRUE(build.ok) << build.error << build.log;
     auto library = DynamicLibrary::open(build.library);
     ASSERT_TRUE(library.ok());

@@ -102,7 +102,7 @@ TEST(WorkerResult, ABuildFailureIsValidWithNoRows) {
   r.status = "failed";
   r.stage = "build";
   r.error = "banned symbols: ...";
-  BuildOutcome build;
+  compiler::BuildOutcome build;
   build.error = "banned";
   r.build = build;
   const nlohmann::json j = r.to_json();

@@ -7,8 +7,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/compiler/subprocess.h"
-
 namespace kiln::worker::testing {
 
 TempDir::TempDir() {
@@ -39,20 +37,6 @@ std::string read_text(const std::filesystem::path& path) {
 std::filesystem::path source_dir() {
   if (const char* env = std::getenv("KILN_SOURCE_DIR"); env != nullptr && *env != '\0') return env;
   return KILN_SOURCE_DIR;
-}
-
-std::filesystem::path build_shared_object(const std::filesystem::path& dir, const std::string& name,
-                                          const std::string& source,
-                                          const std::vector<std::string>& flags) {
-  const auto cpp = dir / (name + ".cpp");
-  const auto so = dir / (name + ".so");
-  write_text(cpp, source);
-  std::vector<std::string> argv = {"g++", "-std=c++20", "-O1", "-fPIC", "-shared"};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-o", so.string(), cpp.string()});
-  const compiler::ProcessResult result = compiler::run_process(argv);
-  EXPECT_TRUE(result.ok()) << result.describe() << "\n" << result.output;
-  return result.ok() ? so : std::filesystem::path();
 }
 
 }  // namespace kiln::worker::testing

@@ -8,11 +8,11 @@
 #include "device_info.h"
 #include "harness_kernels.h"
 #include "kiln/base/sha256.h"
+#include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/dynamic_library.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/hash_mix.h"
-#include "kiln/worker/kernel_build.h"
 #include "kiln/worker/nvml_probe.h"
 #include "kiln/worker/worker_result.h"
 #include "l2_flush.h"
@@ -115,42 +115,44 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
   }
   result.job_workload_count = static_cast<int>(workloads.size());
 
-  const KernelBuild builder(Toolchain::from_environment(options.executable));
-  BuildRequest candidate_request;
-  candidate_request.kind = BuildKind::kCandidate;
+  const compiler::KernelBuild builder(
+      compiler::BuildToolchain::from_environment(options.executable));
+  compiler::BuildRequest candidate_request;
+  candidate_request.kind = compiler::BuildKind::kCandidate;
   candidate_request.source = spec.candidate;
   candidate_request.build_dir = spec.build_dir;
   candidate_request.arch = task->arch;
   candidate_request.banned_prefixes = task->banned_symbols;
   events.log("info", "building the candidate for " + task->arch);
-  const BuildOutcome candidate_build = builder.build(candidate_request);
+  const compiler::BuildOutcome candidate_build = builder.build(candidate_request);
   result.build = candidate_build;
   if (!candidate_build.ok) {
     if (!candidate_build.banned.empty()) {
-      result.gates.fail(gate::kBannedSymbols, "", BannedSymbols::describe(candidate_build.banned));
+      result.gates.fail(gate::kBannedSymbols, "",
+                        compiler::BannedSymbols::describe(candidate_build.banned));
     }
     return finish("failed", candidate_build.error);
   }
   result.gates.pass(gate::kBannedSymbols);
 
   const std::filesystem::path cache_root = spec.build_dir.parent_path();
-  BuildRequest baseline_request;
-  baseline_request.kind = BuildKind::kBaseline;
+  compiler::BuildRequest baseline_request;
+  baseline_request.kind = compiler::BuildKind::kBaseline;
   baseline_request.source = task->baseline_path;
   baseline_request.arch = task->arch;
   baseline_request.libraries = task->baseline_libraries;
   baseline_request.build_dir =
       cache_root / ("baseline-" + builder.fingerprint(baseline_request).substr(0, 24));
   events.log("info", "building the baseline (cached per task)");
-  const BuildOutcome baseline_build = builder.build(baseline_request);
+  const compiler::BuildOutcome baseline_build = builder.build(baseline_request);
   if (!baseline_build.ok)
     return finish("error", "the task's baseline does not build: " + baseline_build.error);
-  BuildRequest reference_request;
-  reference_request.kind = BuildKind::kReference;
+  compiler::BuildRequest reference_request;
+  reference_request.kind = compiler::BuildKind::kReference;
   reference_request.source = task->reference_path;
   reference_request.build_dir =
       cache_root / ("reference-" + builder.fingerprint(reference_request).substr(0, 24));
-  const BuildOutcome reference_build = builder.build(reference_request);
+  const compiler::BuildOutcome reference_build = builder.build(reference_request);
   if (!reference_build.ok)
     return finish("error", "the task's CPU reference does not build: " + reference_build.error);
   if (options.build_only) {

@@ -5,10 +5,10 @@
 #include <iostream>
 
 #include "cuda_status.h"
+#include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/dynamic_library.h"
 #include "kiln/worker/hash_mix.h"
-#include "kiln/worker/kernel_build.h"
 #include "kiln/worker/numeric_codec.h"
 #include "kiln/worker/poison_pattern.h"
 #include "kiln/worker/tensor_layout.h"
@@ -27,22 +27,23 @@ int run_once(const JobSpec& spec, const WorkerOptions& options, const RunOnceOpt
   auto layout = layout_workload(*task, *workload);
   if (!layout) return fail(layout.error().message);
 
-  const KernelBuild builder(Toolchain::from_environment(options.executable));
-  BuildRequest request;
+  const compiler::KernelBuild builder(
+      compiler::BuildToolchain::from_environment(options.executable));
+  compiler::BuildRequest request;
   request.arch = task->arch;
   if (once.target == "baseline") {
-    request.kind = BuildKind::kBaseline;
+    request.kind = compiler::BuildKind::kBaseline;
     request.source = task->baseline_path;
     request.libraries = task->baseline_libraries;
     request.build_dir =
         spec.build_dir.parent_path() / ("baseline-" + builder.fingerprint(request).substr(0, 24));
   } else {
-    request.kind = BuildKind::kCandidate;
+    request.kind = compiler::BuildKind::kCandidate;
     request.source = spec.candidate;
     request.build_dir = spec.build_dir;
     request.banned_prefixes = task->banned_symbols;
   }
-  const BuildOutcome build = builder.build(request);
+  const compiler::BuildOutcome build = builder.build(request);
   if (!build.ok) return fail(build.error);
   auto library = DynamicLibrary::open(build.library);
   if (!library) return fail(library.error().message);

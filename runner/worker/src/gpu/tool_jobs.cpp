@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "kiln/compiler/kernel_build.h"
 #include "kiln/compiler/subprocess.h"
-#include "kiln/worker/kernel_build.h"
 #include "kiln/worker/ncu_report.h"
 #include "kiln/worker/sanitizer_report.h"
 
@@ -68,7 +68,8 @@ std::string smallest_workload(const ToolJobInput& input) {
 }  // namespace
 
 void run_profile(const ToolJobInput& input, EventStream& events, WorkerResult* result) {
-  const Toolchain toolchain = Toolchain::from_environment(input.options.executable);
+  const compiler::BuildToolchain toolchain =
+      compiler::BuildToolchain::from_environment(input.options.executable);
   const std::string ncu = find_tool("KILN_NCU", {toolchain.cuda_root / "bin" / "ncu"}, "ncu");
   std::string workload = input.spec.profile_workload;
   if (workload.empty()) workload = input.workloads.empty() ? "" : input.workloads.front().name;
@@ -121,7 +122,8 @@ void run_profile(const ToolJobInput& input, EventStream& events, WorkerResult* r
 }
 
 void run_sanitize(const ToolJobInput& input, EventStream& events, WorkerResult* result) {
-  const Toolchain toolchain = Toolchain::from_environment(input.options.executable);
+  const compiler::BuildToolchain toolchain =
+      compiler::BuildToolchain::from_environment(input.options.executable);
   const std::string sanitizer =
       find_tool("KILN_COMPUTE_SANITIZER",
                 {toolchain.cuda_root / "bin" / "compute-sanitizer",

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "candidate_build.h"
+#include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/shape.h"
 #include "kiln/tasks/task.h"
-#include "kiln/worker/kernel_build.h"
 #include "workload_run.h"
 
 namespace {
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
                 progress);
 
   const auto build_start = std::chrono::steady_clock::now();
-  const auto toolchain = kiln::worker::Toolchain::from_environment(argv[0]);
+  const auto toolchain = kiln::compiler::BuildToolchain::from_environment(argv[0]);
   if (!source.empty()) {
     kiln::sim::run::CandidateBuild builder{toolchain.nvcc_path(), toolchain.abi_include,
                                            kiln::sim::run::loaded_runtime_library()};
@@ -164,9 +164,9 @@ int main(int argc, char** argv) {
     candidate = built->string();
   }
   if (reference.empty()) {
-    kiln::worker::KernelBuild builder(toolchain);
-    kiln::worker::BuildRequest request;
-    request.kind = kiln::worker::BuildKind::kReference;
+    kiln::compiler::KernelBuild builder(toolchain);
+    kiln::compiler::BuildRequest request;
+    request.kind = kiln::compiler::BuildKind::kReference;
     request.source = task->reference_path;
     request.build_dir = std::filesystem::path(build_dir) / "reference";
     auto outcome = builder.build(request);

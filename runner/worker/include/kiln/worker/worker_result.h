@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/compiler/kernel_build.h"
 #include "kiln/worker/gate_ledger.h"
-#include "kiln/worker/kernel_build.h"
 #include "kiln/worker/output_comparison.h"
 #include "kiln/worker/peak_table.h"
 #include "kiln/worker/sample_statistics.h"
@@ -62,7 +62,7 @@ struct WorkerResult {
   std::string task_sha256;
   std::string candidate_sha256;
   std::optional<GpuInfo> gpu;
-  std::optional<BuildOutcome> build;
+  std::optional<compiler::BuildOutcome> build;
   GateLedger gates;
   std::vector<WorkloadResult> workloads;
   int task_workload_count = 0;  // how many workloads the task has (a score needs all)

@@ -1,27 +1,21 @@
-#include "kiln/worker/kernel_build.h"
+#include "kiln/compiler/kernel_build.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
+#include "kiln/compiler/elf_symbols.h"
 #include "kiln/compiler/gpu_arch.h"
 #include "kiln/compiler/subprocess.h"
-#include "kiln/compiler/toolchain.h"
-#include "kiln/worker/elf_symbols.h"
 
-#ifndef KILN_WORKER_SOURCE_ABI_INCLUDE
-#define KILN_WORKER_SOURCE_ABI_INCLUDE ""
-#endif
-
-namespace kiln::worker {
+namespace kiln::compiler {
 
 namespace {
 
@@ -35,11 +29,6 @@ const char* kind_name(BuildKind kind) {
       return "reference";
   }
   return "?";
-}
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
 }
 
 // An exclusive lock on build_dir/.lock for the life of the object, so two workers
@@ -65,30 +54,10 @@ class DirectoryLock {
 
 }  // namespace
 
-Toolchain Toolchain::from_environment(const std::filesystem::path& executable) {
-  Toolchain t;
-  const compiler::Toolchain cuda = compiler::toolchain_from_environment();
-  t.cuda_root = cuda.cuda_root;
-  t.nvcc = cuda.nvcc;
-  t.cxx = env_or("KILN_CXX", "g++");
-  const std::string from_env = env_or("KILN_ABI_INCLUDE", "");
-  std::error_code ec;
-  const std::vector<std::filesystem::path> candidates = {
-      from_env, executable.parent_path() / ".." / "include", executable.parent_path() / "include",
-      KILN_WORKER_SOURCE_ABI_INCLUDE};
-  for (const auto& dir : candidates) {
-    if (!dir.empty() && std::filesystem::exists(dir / "kiln" / "abi.h", ec)) {
-      t.abi_include = std::filesystem::weakly_canonical(dir, ec);
-      break;
-    }
-  }
-  return t;
-}
-
 Result<std::vector<std::string>> KernelBuild::gencode_flags(const std::string& arch) {
-  auto parsed = compiler::parse_gpu_arch(arch);
+  auto parsed = parse_gpu_arch(arch);
   if (!parsed) return make_error(parsed.error().message + " (fix the task's \"arch\")");
-  return compiler::gencode_flags(*parsed, /*embed_ptx=*/true);
+  return compiler::gencode_flags(*parsed, /*embed_ptx=*/true);  // gpu_arch.h
 }
 
 std::vector<std::string> KernelBuild::command(const BuildRequest& request) const {
@@ -141,7 +110,7 @@ std::string KernelBuild::fingerprint(const BuildRequest& request) const {
   BuildRequest neutral = request;
   neutral.build_dir = "/BUILD";
   neutral.source = "/SRC/" + request.source.filename().string();
-  Toolchain placed = toolchain_;
+  BuildToolchain placed = toolchain_;
   placed.abi_include = "/ABI";
   for (const auto& arg : KernelBuild(placed).command(neutral)) {
     hash.update(arg);
@@ -195,7 +164,7 @@ BuildOutcome BuildOutcome::from_json(const nlohmann::json& j) {
   out.command = j.value("command", std::vector<std::string>());
   if (j.contains("kernels") && j["kernels"].is_array()) {
     for (const auto& k : j["kernels"]) {
-      compiler::KernelResources r;
+      KernelResources r;
       r.name = k.value("name", std::string());
       r.arch = k.value("arch", std::string());
       r.registers = k.value("registers", 0);
@@ -255,9 +224,9 @@ BuildOutcome KernelBuild::build(const BuildRequest& request) const {
   }
 
   outcome.command = command(request);
-  compiler::ProcessOptions options;
+  ProcessOptions options;
   options.timeout_seconds = toolchain_.timeout_seconds;
-  const compiler::ProcessResult run = compiler::run_process(outcome.command, options);
+  const ProcessResult run = run_process(outcome.command, options);
   outcome.seconds = run.seconds;
   outcome.log = trim_log(run.output);
   (void)write_file(request.build_dir / "build.log", run.output);
@@ -273,7 +242,7 @@ BuildOutcome KernelBuild::build(const BuildRequest& request) const {
       outcome.error = what + "in time: " + run.describe() +
                       "; simplify the source (fewer template instantiations)";
   } else {
-    outcome.ptxas = compiler::PtxasReport::parse(run.output);
+    outcome.ptxas = PtxasReport::parse(run.output);
     if (request.kind == BuildKind::kCandidate) {
       auto symbols = ElfReader::read(outcome.library);
       if (!symbols) {
@@ -297,4 +266,4 @@ BuildOutcome KernelBuild::build(const BuildRequest& request) const {
   return outcome;
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

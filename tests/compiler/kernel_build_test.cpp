@@ -1,18 +1,18 @@
 // kernel_build.h: compiler commands, the content-hash cache, and (with nvcc installed,
 // no GPU needed) real candidate builds through the banned_symbols gate.
-#include "kiln/worker/kernel_build.h"
+#include "kiln/compiler/kernel_build.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "worker_test_support.h"
+#include "shared_object_fixture.h"
 
-namespace kiln::worker {
+namespace kiln::compiler {
 namespace {
 
-Toolchain toolchain() {
-  Toolchain t;
+BuildToolchain toolchain() {
+  BuildToolchain t;
   t.cuda_root = KILN_TEST_CUDA_ROOT;
   t.abi_include = testing::source_dir() / "tasks" / "include";
   return t;
@@ -95,7 +95,7 @@ TEST(KernelBuild, ReferenceCompileErrorsAreReportedAndCached) {
 }
 
 TEST(KernelBuild, MissingAbiIncludeIsExplained) {
-  Toolchain t = toolchain();
+  BuildToolchain t = toolchain();
   t.abi_include.clear();
   BuildRequest request;
   request.source = "/x.cu";
@@ -148,4 +148,4 @@ TEST(KernelBuildNvcc, CompileErrorsPointAtTheSource) {
 #endif
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

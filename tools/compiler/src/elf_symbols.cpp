@@ -1,4 +1,4 @@
-#include "kiln/worker/elf_symbols.h"
+#include "kiln/compiler/elf_symbols.h"
 
 #include <elf.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace kiln::worker {
+namespace kiln::compiler {
 
 namespace {
 
@@ -109,4 +109,4 @@ Result<ElfSymbols> ElfReader::parse(const std::string& data) {
   return out;
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

@@ -1,11 +1,11 @@
 // banned_symbols.h: the link-time gate, on symbol tables made by hand and built with g++.
-#include "kiln/worker/banned_symbols.h"
+#include "kiln/compiler/banned_symbols.h"
 
 #include <gtest/gtest.h>
 
-#include "worker_test_support.h"
+#include "shared_object_fixture.h"
 
-namespace kiln::worker {
+namespace kiln::compiler {
 namespace {
 
 const std::vector<std::string> kGemmBans = {"cublas", "cublasLt", "cudnn", "cutlass"};
@@ -88,4 +88,4 @@ TEST(BannedSymbols, PassesACleanObject) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

@@ -1,10 +1,10 @@
-#include "kiln/worker/banned_symbols.h"
+#include "kiln/compiler/banned_symbols.h"
 
 #include <cctype>
 
 #include "kiln/compiler/demangle.h"
 
-namespace kiln::worker {
+namespace kiln::compiler {
 
 namespace {
 
@@ -103,4 +103,4 @@ std::string BannedSymbols::describe(const std::vector<BannedHit>& hits, size_t l
   return out;
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

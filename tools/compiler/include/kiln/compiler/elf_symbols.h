@@ -10,7 +10,7 @@
 
 #include "kiln/base/result.h"
 
-namespace kiln::worker {
+namespace kiln::compiler {
 
 struct ElfSymbol {
   std::string name;      // as stored (mangled for C++)
@@ -31,4 +31,4 @@ class ElfReader {
   static Result<ElfSymbols> parse(const std::string& bytes);
 };
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

@@ -1,14 +1,14 @@
 // elf_symbols.h: symbols and needed libraries of real shared objects built here, and
 // malformed files refused with a reason.
-#include "kiln/worker/elf_symbols.h"
+#include "kiln/compiler/elf_symbols.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "worker_test_support.h"
+#include "shared_object_fixture.h"
 
-namespace kiln::worker {
+namespace kiln::compiler {
 namespace {
 
 const ElfSymbol* find(const ElfSymbols& symbols, const std::string& name) {
@@ -80,4 +80,4 @@ TEST(ElfReader, RefusesTruncatedFiles) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

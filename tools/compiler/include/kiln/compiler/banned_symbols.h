@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/worker/elf_symbols.h"
+#include "kiln/compiler/elf_symbols.h"
 
-namespace kiln::worker {
+namespace kiln::compiler {
 
 struct BannedHit {
   std::string symbol;     // as stored
@@ -42,4 +42,4 @@ class BannedSymbols {
   bool worker_rules_;
 };
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler

@@ -1,6 +1,7 @@
 // The build step: candidate and baseline kernel.cu -> shared object with nvcc, the CPU
 // reference -> shared object with g++, each cached in its own folder by content hash.
-// A candidate build also runs the banned_symbols gate on the linked object.
+// A candidate build also runs the banned_symbols gate on the linked object. The worker
+// builds all three; kiln-sim-run builds the CPU reference with it.
 #pragma once
 
 #include <filesystem>
@@ -9,25 +10,11 @@
 #include <vector>
 
 #include "kiln/base/result.h"
+#include "kiln/compiler/banned_symbols.h"
+#include "kiln/compiler/build_toolchain.h"
 #include "kiln/compiler/ptxas_report.h"
-#include "kiln/worker/banned_symbols.h"
 
-namespace kiln::worker {
-
-struct Toolchain {
-  std::filesystem::path cuda_root = "/usr/local/cuda";
-  std::filesystem::path nvcc;  // default cuda_root/bin/nvcc
-  std::string cxx = "g++";
-  std::filesystem::path abi_include;  // the folder holding kiln/abi.h
-  double timeout_seconds = 300;
-
-  std::filesystem::path nvcc_path() const {
-    return nvcc.empty() ? cuda_root / "bin" / "nvcc" : nvcc;
-  }
-  // KILN_CUDA_ROOT / KILN_NVCC / KILN_CXX / KILN_ABI_INCLUDE override the defaults; the
-  // ABI include is looked for beside the executable (../include) before the source tree.
-  static Toolchain from_environment(const std::filesystem::path& executable);
-};
+namespace kiln::compiler {
 
 enum class BuildKind { kCandidate, kBaseline, kReference };
 
@@ -46,7 +33,7 @@ struct BuildOutcome {
   double seconds = 0;
   std::filesystem::path library;  // the .so, when ok
   std::string log;                // compiler diagnostics, trimmed (ptxas info lines left out)
-  compiler::PtxasReport ptxas;
+  PtxasReport ptxas;
   std::vector<BannedHit> banned;  // non-empty: refused by the banned_symbols gate
   std::string error;              // what failed and what to do, when !ok
   std::vector<std::string> command;
@@ -57,7 +44,7 @@ struct BuildOutcome {
 
 class KernelBuild {
  public:
-  explicit KernelBuild(Toolchain toolchain) : toolchain_(std::move(toolchain)) {}
+  explicit KernelBuild(BuildToolchain toolchain) : toolchain_(std::move(toolchain)) {}
 
   // The compiler command for a request (output: build_dir/kernel.so or reference.so).
   std::vector<std::string> command(const BuildRequest& request) const;
@@ -72,10 +59,10 @@ class KernelBuild {
   // Compiler output without ptxas's informational lines, at most max_bytes.
   static std::string trim_log(const std::string& output, size_t max_bytes = 8192);
 
-  const Toolchain& toolchain() const { return toolchain_; }
+  const BuildToolchain& toolchain() const { return toolchain_; }
 
  private:
-  Toolchain toolchain_;
+  BuildToolchain toolchain_;
 };
 
-}  // namespace kiln::worker
+}  // namespace kiln::compiler
