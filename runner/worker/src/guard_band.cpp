@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kiln/worker/hash_mix.h"
+#include "kiln/tasks/hash_mix.h"
 
 namespace kiln::worker {
 
@@ -22,7 +22,7 @@ GuardLayout GuardBand::layout_for(int64_t data_bytes) {
 
 void GuardBand::fill_host(unsigned char* band_start, int64_t bytes, uint64_t seed, uint64_t band) {
   for (int64_t i = 0; i < bytes; ++i)
-    band_start[i] = guard_byte(seed, band, static_cast<uint64_t>(i));
+    band_start[i] = tasks::guard_byte(seed, band, static_cast<uint64_t>(i));
 }
 
 int64_t GuardBand::count_changed_host(const unsigned char* band_start, int64_t bytes, uint64_t seed,
@@ -30,7 +30,7 @@ int64_t GuardBand::count_changed_host(const unsigned char* band_start, int64_t b
   int64_t changed = 0;
   if (first_offset != nullptr) *first_offset = -1;
   for (int64_t i = 0; i < bytes; ++i) {
-    if (band_start[i] != guard_byte(seed, band, static_cast<uint64_t>(i))) {
+    if (band_start[i] != tasks::guard_byte(seed, band, static_cast<uint64_t>(i))) {
       if (changed == 0 && first_offset != nullptr) *first_offset = i;
       ++changed;
     }

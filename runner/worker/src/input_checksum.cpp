@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "kiln/worker/hash_mix.h"
+#include "kiln/tasks/hash_mix.h"
 
 namespace kiln::worker {
 
@@ -14,7 +14,7 @@ uint64_t InputChecksum::of_host(const void* data, int64_t bytes) {
     uint64_t word = 0;
     const int64_t take = bytes - i * 8 < 8 ? bytes - i * 8 : 8;
     std::memcpy(&word, p + i * 8, static_cast<size_t>(take));
-    sum += checksum_term(word, static_cast<uint64_t>(i));
+    sum += tasks::checksum_term(word, static_cast<uint64_t>(i));
   }
   return sum;
 }

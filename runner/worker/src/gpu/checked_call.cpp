@@ -5,7 +5,7 @@
 
 #include "cuda_status.h"
 #include "harness_kernels.h"
-#include "kiln/worker/numeric_codec.h"
+#include "kiln/tasks/numeric_codec.h"
 
 namespace kiln::worker {
 
@@ -34,7 +34,7 @@ cudaError_t wait_for_device(cudaEvent_t done, double timeout_seconds, bool* hung
 }  // namespace
 
 Result<std::vector<uint64_t>> input_checksums(const CallEnvironment& env,
-                                              const WorkloadLayout& layout,
+                                              const tasks::WorkloadLayout& layout,
                                               const TensorSet& inputs) {
   std::vector<uint64_t> sums(layout.tensors.size(), 0);
   const int count =
@@ -68,7 +68,7 @@ Result<std::vector<uint64_t>> input_checksums(const CallEnvironment& env,
   return sums;
 }
 
-CallReport run_checked_call(const CallEnvironment& env, const WorkloadLayout& layout,
+CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLayout& layout,
                             const CallRequest& request) {
   CallReport report;
   report.owner = request.owner;
@@ -89,8 +89,9 @@ CallReport run_checked_call(const CallEnvironment& env, const WorkloadLayout& la
         output_index < request.poison.size() ? request.poison[output_index] : 0;
     ++output_index;
     if (out == nullptr) continue;
-    const cudaError_t e = launch_fill_pattern(out->data(), layout.tensors[t].elements(),
-                                              dtype_size(layout.tensors[t].dtype), pattern, hs);
+    const cudaError_t e =
+        launch_fill_pattern(out->data(), layout.tensors[t].elements(),
+                            tasks::dtype_size(layout.tensors[t].dtype), pattern, hs);
     if (e != cudaSuccess) {
       report.harness_error = describe_cuda(e, "poisoning " + layout.tensors[t].name);
       report.fatal = true;

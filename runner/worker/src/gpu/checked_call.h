@@ -14,8 +14,8 @@
 
 #include "activity_recorder.h"
 #include "kiln/abi.h"
+#include "kiln/tasks/tensor_layout.h"
 #include "kiln/worker/activity_analysis.h"
-#include "kiln/worker/tensor_layout.h"
 #include "l2_flush.h"
 #include "launch_gate.h"
 #include "workload_buffers.h"
@@ -64,12 +64,12 @@ struct CallRequest {
   bool timed = false;            // flush L2 first
 };
 
-CallReport run_checked_call(const CallEnvironment& env, const WorkloadLayout& layout,
+CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLayout& layout,
                             const CallRequest& request);
 
 // Checksums of every input of `inputs` (in tensor order; 0 for outputs).
 Result<std::vector<uint64_t>> input_checksums(const CallEnvironment& env,
-                                              const WorkloadLayout& layout,
+                                              const tasks::WorkloadLayout& layout,
                                               const TensorSet& inputs);
 
 }  // namespace kiln::worker

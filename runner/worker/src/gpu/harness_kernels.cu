@@ -1,9 +1,9 @@
 #include <algorithm>
 
 #include "harness_kernels.h"
-#include "kiln/worker/element_check.h"
-#include "kiln/worker/hash_mix.h"
-#include "kiln/worker/numeric_codec.h"
+#include "kiln/tasks/element_check.h"
+#include "kiln/tasks/hash_mix.h"
+#include "kiln/tasks/numeric_codec.h"
 
 namespace kiln::worker {
 
@@ -65,13 +65,13 @@ __device__ unsigned long long warp_min(unsigned long long v) {
 
 __global__ void kiln_harness_draw_uniform(void* data, int64_t n, kiln_dtype dtype, double low,
                                           double high, uint64_t key) {
-  const int size = dtype_size(dtype);
-  const bool integer = !dtype_is_float(dtype);
+  const int size = tasks::dtype_size(dtype);
+  const bool integer = !tasks::dtype_is_float(dtype);
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
-    double x = low + (high - low) * unit_draw(key, static_cast<uint64_t>(i));
+    double x = low + (high - low) * tasks::unit_draw(key, static_cast<uint64_t>(i));
     if (integer && x >= high) x = high - 1;
-    store_element(data, i, size, encode(dtype, x));
+    store_element(data, i, size, tasks::encode(dtype, x));
   }
 }
 
@@ -86,7 +86,7 @@ __global__ void kiln_harness_fill_guard(unsigned char* band, int64_t bytes, uint
                                         uint64_t id) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < bytes;
        i += int64_t{gridDim.x} * blockDim.x) {
-    band[i] = guard_byte(seed, id, static_cast<uint64_t>(i));
+    band[i] = tasks::guard_byte(seed, id, static_cast<uint64_t>(i));
   }
 }
 
@@ -100,7 +100,7 @@ __global__ void kiln_harness_check_guard(const unsigned char* band, int64_t byte
   const int64_t rounds = (bytes + stride - 1) / stride;
   for (int64_t r = 0; r < rounds; ++r) {
     const int64_t i = begin + r * stride;
-    if (i < bytes && band[i] != guard_byte(seed, id, static_cast<uint64_t>(i))) {
+    if (i < bytes && band[i] != tasks::guard_byte(seed, id, static_cast<uint64_t>(i))) {
       ++changed;
       first = min(first, static_cast<unsigned long long>(i));
     }
@@ -132,7 +132,7 @@ __global__ void kiln_harness_checksum(const unsigned char* data, int64_t bytes,
       for (int64_t b = i * 8; b < bytes; ++b)
         word |= static_cast<uint64_t>(data[b]) << (8 * (b - i * 8));
     }
-    local += checksum_term(word, static_cast<uint64_t>(i));
+    local += tasks::checksum_term(word, static_cast<uint64_t>(i));
   }
   local = warp_sum(local);
   if ((threadIdx.x & 31) == 0) atomicAdd(sum, local);
@@ -141,7 +141,7 @@ __global__ void kiln_harness_checksum(const unsigned char* data, int64_t bytes,
 __global__ void kiln_harness_compare(const void* actual, const void* expected, kiln_dtype dtype,
                                      int64_t n, double atol, double rtol, uint64_t poison,
                                      CompareCounters* out) {
-  const int size = dtype_size(dtype);
+  const int size = tasks::dtype_size(dtype);
   unsigned long long mismatches = 0, nan = 0, inf = 0, poisoned = 0, bitwise = 0;
   unsigned long long max_abs = 0, max_rel = 0, first = ~0ull;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
@@ -152,19 +152,20 @@ __global__ void kiln_harness_compare(const void* actual, const void* expected, k
     if (i >= n) continue;
     const uint64_t abits = load_element(actual, i, size);
     const uint64_t ebits = load_element(expected, i, size);
-    const double a = decode(dtype, abits);
-    const double e = decode(dtype, ebits);
+    const double a = tasks::decode(dtype, abits);
+    const double e = tasks::decode(dtype, ebits);
     if (abits == poison) ++poisoned;
     if (abits != ebits) ++bitwise;
-    if (is_nan(a)) ++nan;
-    if (is_inf(a)) ++inf;
-    if (!is_nan(a) && !is_inf(a) && !is_nan(e) && !is_inf(e)) {
-      const double diff = magnitude(a - e);
-      max_abs = max(max_abs, static_cast<unsigned long long>(bits_of(diff)));
+    if (tasks::is_nan(a)) ++nan;
+    if (tasks::is_inf(a)) ++inf;
+    if (!tasks::is_nan(a) && !tasks::is_inf(a) && !tasks::is_nan(e) && !tasks::is_inf(e)) {
+      const double diff = tasks::magnitude(a - e);
+      max_abs = max(max_abs, static_cast<unsigned long long>(tasks::bits_of(diff)));
       if (e != 0)
-        max_rel = max(max_rel, static_cast<unsigned long long>(bits_of(diff / magnitude(e))));
+        max_rel = max(max_rel,
+                      static_cast<unsigned long long>(tasks::bits_of(diff / tasks::magnitude(e))));
     }
-    if (!element_passes(a, e, atol, rtol)) {
+    if (!tasks::element_passes(a, e, atol, rtol)) {
       ++mismatches;
       first = min(first, static_cast<unsigned long long>(i));
     }

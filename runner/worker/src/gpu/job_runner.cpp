@@ -9,10 +9,10 @@
 #include "harness_kernels.h"
 #include "kiln/base/sha256.h"
 #include "kiln/compiler/kernel_build.h"
+#include "kiln/tasks/hash_mix.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/dynamic_library.h"
 #include "kiln/worker/event_stream.h"
-#include "kiln/worker/hash_mix.h"
 #include "kiln/worker/nvml_probe.h"
 #include "kiln/worker/worker_result.h"
 #include "l2_flush.h"
@@ -108,7 +108,7 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
     workloads = task->workloads;
   } else {
     for (const auto& name : spec.workloads) {
-      auto w = find_workload(*task, name);
+      auto w = tasks::find_workload(*task, name);
       if (!w) return finish("error", w.error().message);
       workloads.push_back(*w);
     }
@@ -234,7 +234,7 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
   job.env.flush = &flush;
   job.env.gate = &launch_gate;
   job.env.scratch = &scratch;
-  job.env.guard_seed = mix64(spec.seed ^ 0x6775617264ull);
+  job.env.guard_seed = tasks::mix64(spec.seed ^ 0x6775617264ull);
   if (recorder.running()) {
     if (auto s =
             learn_activity_ids(recorder, launch_stream, harness_stream, scratch, &job.env.activity);
@@ -249,8 +249,7 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
   job.candidate = reinterpret_cast<kiln_launch_fn>(*candidate_fn);
   job.baseline = reinterpret_cast<kiln_launch_fn>(*baseline_fn);
   job.reference = reinterpret_cast<kiln_reference_fn>(*reference_fn);
-  job.tolerance = {task->tolerance.atol, task->tolerance.rtol,
-                   task->tolerance.max_mismatch_fraction};
+  job.tolerance = task->tolerance;
   job.baseline_tolerance = {2 * task->tolerance.atol, 2 * task->tolerance.rtol, 0};
   job.seed = spec.seed;
   job.gates = &result.gates;
@@ -267,9 +266,9 @@ int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out
 
   // Pass 1: correctness and integrity on every workload before any timing.
   events.stage("verify");
-  std::vector<WorkloadLayout> layouts;
+  std::vector<tasks::WorkloadLayout> layouts;
   for (const auto& w : workloads) {
-    auto layout = layout_workload(*task, w);
+    auto layout = tasks::layout_workload(*task, w);
     if (!layout) return finish("error", layout.error().message);
     layouts.push_back(std::move(*layout));
   }

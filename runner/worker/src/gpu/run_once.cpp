@@ -6,12 +6,12 @@
 
 #include "cuda_status.h"
 #include "kiln/compiler/kernel_build.h"
+#include "kiln/tasks/hash_mix.h"
+#include "kiln/tasks/numeric_codec.h"
+#include "kiln/tasks/poison_pattern.h"
 #include "kiln/tasks/task.h"
+#include "kiln/tasks/tensor_layout.h"
 #include "kiln/worker/dynamic_library.h"
-#include "kiln/worker/hash_mix.h"
-#include "kiln/worker/numeric_codec.h"
-#include "kiln/worker/poison_pattern.h"
-#include "kiln/worker/tensor_layout.h"
 
 namespace kiln::worker {
 
@@ -22,9 +22,9 @@ int run_once(const JobSpec& spec, const WorkerOptions& options, const RunOnceOpt
   };
   auto task = tasks::load_task(spec.task_dir);
   if (!task) return fail(task.error().message);
-  auto workload = find_workload(*task, once.workload);
+  auto workload = tasks::find_workload(*task, once.workload);
   if (!workload) return fail(workload.error().message);
-  auto layout = layout_workload(*task, *workload);
+  auto layout = tasks::layout_workload(*task, *workload);
   if (!layout) return fail(layout.error().message);
 
   const compiler::KernelBuild builder(
@@ -61,7 +61,7 @@ int run_once(const JobSpec& spec, const WorkerOptions& options, const RunOnceOpt
   }
   std::vector<void*> pointers;
   for (size_t t = 0; t < layout->tensors.size(); ++t) {
-    const TensorLayout& tensor = layout->tensors[t];
+    const tasks::TensorLayout& tensor = layout->tensors[t];
     void* device = nullptr;
     if (auto s = cuda_ok(cudaMalloc(&device, static_cast<size_t>(tensor.bytes())),
                          "cudaMalloc " + tensor.name);
@@ -69,17 +69,17 @@ int run_once(const JobSpec& spec, const WorkerOptions& options, const RunOnceOpt
       return fail(s.error().message);
     }
     std::vector<unsigned char> host(static_cast<size_t>(tensor.bytes()));
-    const int size = dtype_size(tensor.dtype);
+    const int size = tasks::dtype_size(tensor.dtype);
     if (tensor.is_output) {
-      PoisonPattern::fill_host(host.data(), tensor.elements(), tensor.dtype,
-                               PoisonPattern::bits(tensor.dtype, 0));
+      tasks::PoisonPattern::fill_host(host.data(), tensor.elements(), tensor.dtype,
+                                      tasks::PoisonPattern::bits(tensor.dtype, 0));
     } else {
-      const uint64_t key = stream_key(spec.seed, 0x6f6e6365ull /* "once" */, t, 0);
+      const uint64_t key = tasks::stream_key(spec.seed, 0x6f6e6365ull /* "once" */, t, 0);
       for (int64_t i = 0; i < tensor.elements(); ++i) {
-        const double u = unit_draw(key, static_cast<uint64_t>(i));
-        const uint64_t bits =
-            encode(tensor.dtype, tensor.distribution.low +
-                                     (tensor.distribution.high - tensor.distribution.low) * u);
+        const double u = tasks::unit_draw(key, static_cast<uint64_t>(i));
+        const uint64_t bits = tasks::encode(
+            tensor.dtype,
+            tensor.distribution.low + (tensor.distribution.high - tensor.distribution.low) * u);
         std::memcpy(host.data() + i * size, &bits, static_cast<size_t>(size));
       }
     }

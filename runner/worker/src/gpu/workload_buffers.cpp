@@ -69,12 +69,12 @@ Result<GuardDamage> GuardedBuffer::check_guards(GuardCounters* counters,
   return damage;
 }
 
-Status TensorSet::allocate(const WorkloadLayout& layout, bool want_inputs, bool want_outputs,
+Status TensorSet::allocate(const tasks::WorkloadLayout& layout, bool want_inputs, bool want_outputs,
                            uint64_t seed, uint64_t* next_band, cudaStream_t stream) {
   buffers_.clear();
   buffers_.resize(layout.tensors.size());
   for (size_t t = 0; t < layout.tensors.size(); ++t) {
-    const TensorLayout& tensor = layout.tensors[t];
+    const tasks::TensorLayout& tensor = layout.tensors[t];
     if (tensor.is_output ? !want_outputs : !want_inputs) continue;
     auto buffer = std::make_unique<GuardedBuffer>();
     if (auto s = buffer->allocate(tensor.bytes(), seed, *next_band, tensor.name); !s) return s;
@@ -85,7 +85,7 @@ Status TensorSet::allocate(const WorkloadLayout& layout, bool want_inputs, bool 
   return cuda_ok(cudaStreamSynchronize(stream), "guard fill");
 }
 
-std::vector<void*> call_pointers(const WorkloadLayout& layout, const TensorSet& inputs,
+std::vector<void*> call_pointers(const tasks::WorkloadLayout& layout, const TensorSet& inputs,
                                  const TensorSet& outputs) {
   std::vector<void*> pointers;
   for (size_t t = 0; t < layout.tensors.size(); ++t) {

@@ -12,9 +12,9 @@
 
 #include "harness_kernels.h"
 #include "kiln/base/result.h"
+#include "kiln/tasks/reference_check.h"
+#include "kiln/tasks/tensor_layout.h"
 #include "kiln/worker/guard_band.h"
-#include "kiln/worker/reference_check.h"
-#include "kiln/worker/tensor_layout.h"
 
 namespace kiln::worker {
 
@@ -45,8 +45,8 @@ class GuardedBuffer {
 class TensorSet {
  public:
   // Allocates the inputs (want_inputs) and/or outputs (want_outputs) of `layout`.
-  Status allocate(const WorkloadLayout& layout, bool want_inputs, bool want_outputs, uint64_t seed,
-                  uint64_t* next_band, cudaStream_t stream);
+  Status allocate(const tasks::WorkloadLayout& layout, bool want_inputs, bool want_outputs,
+                  uint64_t seed, uint64_t* next_band, cudaStream_t stream);
   GuardedBuffer* at(size_t tensor) const {
     return tensor < buffers_.size() ? buffers_[tensor].get() : nullptr;
   }
@@ -57,7 +57,7 @@ class TensorSet {
 };
 
 // The pointers of a call: inputs from one set, outputs from another.
-std::vector<void*> call_pointers(const WorkloadLayout& layout, const TensorSet& inputs,
+std::vector<void*> call_pointers(const tasks::WorkloadLayout& layout, const TensorSet& inputs,
                                  const TensorSet& outputs);
 
 // Small device scratch for the harness kernels' counters, and synchronous helpers.

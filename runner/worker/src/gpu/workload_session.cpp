@@ -5,9 +5,9 @@
 
 #include "cuda_status.h"
 #include "harness_kernels.h"
-#include "kiln/worker/hash_mix.h"
-#include "kiln/worker/numeric_codec.h"
-#include "kiln/worker/poison_pattern.h"
+#include "kiln/tasks/hash_mix.h"
+#include "kiln/tasks/numeric_codec.h"
+#include "kiln/tasks/poison_pattern.h"
 #include "kiln/worker/throttle_policy.h"
 
 namespace kiln::worker {
@@ -44,8 +44,8 @@ const char* status_name(int status) {
 
 }  // namespace
 
-WorkloadSession::WorkloadSession(JobContext& job, WorkloadLayout layout, int index, int total,
-                                 WorkloadResult* result)
+WorkloadSession::WorkloadSession(JobContext& job, tasks::WorkloadLayout layout, int index,
+                                 int total, WorkloadResult* result)
     : job_(job), layout_(std::move(layout)), index_(index), total_(total), result_(result) {}
 
 void WorkloadSession::fail(const char* gate, const std::string& detail) {
@@ -67,7 +67,7 @@ void WorkloadSession::progress(const std::string& message) {
 std::vector<uint64_t> WorkloadSession::poison_for_call(int64_t call) const {
   std::vector<uint64_t> patterns;
   for (const auto& t : layout_.tensors) {
-    if (t.is_output) patterns.push_back(PoisonPattern::for_call(t.dtype, call));
+    if (t.is_output) patterns.push_back(tasks::PoisonPattern::for_call(t.dtype, call));
   }
   return patterns;
 }
@@ -97,10 +97,10 @@ Status WorkloadSession::allocate(bool timing) {
 Status WorkloadSession::draw_inputs(TensorSet& inputs, uint64_t draw) {
   const uint64_t draw_id = (static_cast<uint64_t>(index_) << 40) | draw;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
-    const TensorLayout& tensor = layout_.tensors[t];
+    const tasks::TensorLayout& tensor = layout_.tensors[t];
     GuardedBuffer* buffer = inputs.at(t);
     if (tensor.is_output || buffer == nullptr) continue;
-    const uint64_t key = stream_key(job_.seed, kPurposeInput, t, draw_id);
+    const uint64_t key = tasks::stream_key(job_.seed, kPurposeInput, t, draw_id);
     if (auto s = cuda_ok(launch_draw_uniform(buffer->data(), tensor.elements(), tensor.dtype,
                                              tensor.distribution.low, tensor.distribution.high, key,
                                              job_.env.harness_stream),
@@ -204,13 +204,13 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
 
 WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actual,
                                                            const TensorSet& expected,
-                                                           const Tolerance& tolerance,
+                                                           const tasks::Tolerance& tolerance,
                                                            const std::vector<uint64_t>& poison) {
   OutputComparison out;
   const cudaStream_t hs = job_.env.harness_stream;
   size_t output_index = 0;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
-    const TensorLayout& tensor = layout_.tensors[t];
+    const tasks::TensorLayout& tensor = layout_.tensors[t];
     if (!tensor.is_output) continue;
     const uint64_t pattern = output_index < poison.size() ? poison[output_index] : 0;
     ++output_index;
@@ -239,17 +239,17 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
       out.error = describe_cuda(err, "comparing " + tensor.name);
       return out;
     }
-    ErrorStats stats;
+    tasks::ErrorStats stats;
     stats.checked = tensor.elements();
     stats.mismatches = static_cast<int64_t>(counters.mismatches);
     stats.nan = static_cast<int64_t>(counters.nan);
     stats.inf = static_cast<int64_t>(counters.inf);
     stats.poisoned = static_cast<int64_t>(counters.poisoned);
-    stats.max_abs = double_from_bits(counters.max_abs_bits);
-    stats.max_rel = double_from_bits(counters.max_rel_bits);
+    stats.max_abs = tasks::double_from_bits(counters.max_abs_bits);
+    stats.max_rel = tasks::double_from_bits(counters.max_rel_bits);
     if (counters.first_mismatch != ~0ull) {
       const auto flat = static_cast<int64_t>(counters.first_mismatch);
-      const int size = dtype_size(tensor.dtype);
+      const int size = tasks::dtype_size(tensor.dtype);
       uint64_t abits = 0;
       uint64_t ebits = 0;
       cudaMemcpyAsync(&abits, static_cast<const unsigned char*>(a) + flat * size, size,
@@ -257,10 +257,10 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
       cudaMemcpyAsync(&ebits, static_cast<const unsigned char*>(e) + flat * size, size,
                       cudaMemcpyDeviceToHost, hs);
       cudaStreamSynchronize(hs);
-      Mismatch m;
+      tasks::Mismatch m;
       m.index = tensor.index_of(flat);
-      m.expected = decode(tensor.dtype, ebits);
-      m.actual = decode(tensor.dtype, abits);
+      m.expected = tasks::decode(tensor.dtype, ebits);
+      m.actual = tasks::decode(tensor.dtype, abits);
       stats.first_mismatches.push_back(m);
     }
     out.bitwise += static_cast<int64_t>(counters.bitwise);
@@ -269,7 +269,7 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
   return out;
 }
 
-Status WorkloadSession::host_copy(const TensorSet& set, bool outputs, HostTensors* host) {
+Status WorkloadSession::host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host) {
   host->resize(layout_.tensors.size());
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
     const GuardedBuffer* buffer = set.at(t);
@@ -324,8 +324,8 @@ bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& 
                                       const std::vector<uint64_t>& poison,
                                       const std::vector<int64_t>& required_rows, uint64_t plan_seed,
                                       const std::string& phase, const char* mismatch_gate,
-                                      ErrorStats* stats) {
-  HostTensors host;
+                                      tasks::ErrorStats* stats) {
+  tasks::HostTensors host;
   if (auto s = host_copy(inputs, false, &host); !s) {
     harness_failure(s.error().message);
     return false;
@@ -334,8 +334,9 @@ bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& 
     harness_failure(s.error().message);
     return false;
   }
-  const RowPlan plan = RowSampler::plan(layout_, job_.budget, plan_seed, required_rows);
-  const ReferenceCheck check(job_.reference, job_.tolerance);
+  const tasks::RowPlan plan =
+      tasks::RowSampler::plan(layout_, job_.budget, plan_seed, required_rows);
+  const tasks::ReferenceCheck check(job_.reference, job_.tolerance);
   auto run = check.run(layout_, host, plan);
   if (!run) {
     harness_failure(run.error().message);
@@ -356,32 +357,33 @@ bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& 
 
 Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
                                        std::vector<int64_t>* touched_rows) {
-  const std::vector<bool> sliced = RowSampler::sliced_tensors(layout_);
-  HostTensors host;
+  const std::vector<bool> sliced = tasks::RowSampler::sliced_tensors(layout_);
+  tasks::HostTensors host;
   if (auto s = host_copy(inputs, false, &host); !s) return s;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
-    const TensorLayout& tensor = layout_.tensors[t];
+    const tasks::TensorLayout& tensor = layout_.tensors[t];
     GuardedBuffer* buffer = inputs.at(t);
     if (tensor.is_output || buffer == nullptr) continue;
     const int64_t n = tensor.elements();
-    const int size = dtype_size(tensor.dtype);
-    const uint64_t key =
-        stream_key(job_.seed, kPurposePerturb, t, (static_cast<uint64_t>(index_) << 40) | salt);
+    const int size = tasks::dtype_size(tensor.dtype);
+    const uint64_t key = tasks::stream_key(job_.seed, kPurposePerturb, t,
+                                           (static_cast<uint64_t>(index_) << 40) | salt);
     const int64_t count = std::min<int64_t>(kPerturbedPerInput, n);
     for (int64_t j = 0; j < count; ++j) {
-      const auto position = static_cast<int64_t>(unit_draw(key, static_cast<uint64_t>(2 * j)) *
-                                                 static_cast<double>(n));
+      const auto position = static_cast<int64_t>(
+          tasks::unit_draw(key, static_cast<uint64_t>(2 * j)) * static_cast<double>(n));
       unsigned char* element = host[t].data() + position * size;
       uint64_t old_bits = 0;
       std::memcpy(&old_bits, element, static_cast<size_t>(size));
       uint64_t bits = old_bits;
       for (int attempt = 0; attempt < 8 && bits == old_bits; ++attempt) {
-        const double u = unit_draw(key, static_cast<uint64_t>(2 * j + 1 + 1000 * attempt));
-        bits = encode(tensor.dtype, tensor.distribution.low +
-                                        (tensor.distribution.high - tensor.distribution.low) * u);
+        const double u = tasks::unit_draw(key, static_cast<uint64_t>(2 * j + 1 + 1000 * attempt));
+        bits = tasks::encode(
+            tensor.dtype,
+            tensor.distribution.low + (tensor.distribution.high - tensor.distribution.low) * u);
       }
       if (bits == old_bits)
-        bits ^= dtype_is_float(tensor.dtype) ? (uint64_t{1} << (8 * size - 1)) : 1;
+        bits ^= tasks::dtype_is_float(tensor.dtype) ? (uint64_t{1} << (8 * size - 1)) : 1;
       std::memcpy(element, &bits, static_cast<size_t>(size));
       if (sliced[t]) touched_rows->push_back(position / (n / tensor.shape[0]));
     }
@@ -413,7 +415,7 @@ bool WorkloadSession::verify_pass() {
   const int64_t first_call = job_.calls;
   CallReport run1 = call(true, inputs_, candidate_out_, false);
   if (!gate_call(run1, "first call")) return false;
-  HostTensors host1;
+  tasks::HostTensors host1;
   if (auto s = host_copy(candidate_out_, true, &host1); !s) {
     harness_failure(s.error().message);
     return false;
@@ -430,7 +432,7 @@ bool WorkloadSession::verify_pass() {
   }
 
   progress("verify: CPU reference");
-  HostTensors host2;
+  tasks::HostTensors host2;
   if (auto s = host_copy(inputs_, false, &host2); !s) {
     harness_failure(s.error().message);
     return false;
@@ -439,15 +441,15 @@ bool WorkloadSession::verify_pass() {
     harness_failure(s.error().message);
     return false;
   }
-  const RowPlan plan =
-      RowSampler::plan(layout_, job_.budget, job_.seed ^ static_cast<uint64_t>(index_), {});
-  const ReferenceCheck check(job_.reference, job_.tolerance);
+  const tasks::RowPlan plan =
+      tasks::RowSampler::plan(layout_, job_.budget, job_.seed ^ static_cast<uint64_t>(index_), {});
+  const tasks::ReferenceCheck check(job_.reference, job_.tolerance);
   auto reference = check.run(layout_, host2, plan);
   if (!reference) {
     harness_failure(reference.error().message);
     return false;
   }
-  const ErrorStats stats2 = check.compare(layout_, *reference, host2, poison2);
+  const tasks::ErrorStats stats2 = check.compare(layout_, *reference, host2, poison2);
   int64_t rows = 0;
   for (const auto& t : layout_.tensors) {
     if (t.is_output) rows = t.shape[0];
@@ -461,9 +463,9 @@ bool WorkloadSession::verify_pass() {
   job_.gates->pass(gate::kCorrectness);
   {
     // The baseline itself against the reference: a task sanity check, reported only.
-    HostTensors host_base = host2;
+    tasks::HostTensors host_base = host2;
     if (host_copy(baseline_first_, true, &host_base)) {
-      const ErrorStats base_stats =
+      const tasks::ErrorStats base_stats =
           check.compare(layout_, *reference, host_base, poison_for_call(0));
       result_->extra["baseline_errors"] = {{"max_abs", base_stats.max_abs},
                                            {"max_rel", base_stats.max_rel},
@@ -481,25 +483,25 @@ bool WorkloadSession::verify_pass() {
   int64_t total = 0;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
     if (!layout_.tensors[t].is_output) continue;
-    differing += count_bitwise_differences(host1[t].data(), host2[t].data(),
-                                           layout_.tensors[t].dtype, layout_.tensors[t].elements());
+    differing += tasks::count_bitwise_differences(
+        host1[t].data(), host2[t].data(), layout_.tensors[t].dtype, layout_.tensors[t].elements());
     total += layout_.tensors[t].elements();
   }
   result_->extra["determinism_bitwise_differences"] = differing;
   if (differing == 0) {
     job_.gates->pass(gate::kDeterminism);
   } else {
-    HostTensors first = host2;
+    tasks::HostTensors first = host2;
     for (size_t t = 0; t < layout_.tensors.size(); ++t) {
       if (layout_.tensors[t].is_output) first[t] = host1[t];
     }
-    const ErrorStats stats1 = check.compare(layout_, *reference, first, poison1);
-    ErrorStats between;
+    const tasks::ErrorStats stats1 = check.compare(layout_, *reference, first, poison1);
+    tasks::ErrorStats between;
     for (size_t t = 0; t < layout_.tensors.size(); ++t) {
       if (!layout_.tensors[t].is_output) continue;
-      between.merge(compare_host(host1[t].data(), host2[t].data(), layout_.tensors[t].dtype,
-                                 layout_.tensors[t].elements(), layout_.tensors[t].shape,
-                                 job_.baseline_tolerance, 0));
+      between.merge(tasks::compare_host(host1[t].data(), host2[t].data(), layout_.tensors[t].dtype,
+                                        layout_.tensors[t].elements(), layout_.tensors[t].shape,
+                                        job_.baseline_tolerance, 0));
     }
     const std::string what = std::to_string(differing) + " of " + std::to_string(total) +
                              " elements differ bitwise between two runs on the same inputs";
@@ -548,7 +550,7 @@ bool WorkloadSession::verify_pass() {
                               poison_for_call(call_no), perturbed_phase, gate::kFreshInputs)) {
     return false;
   }
-  ErrorStats perturbed_stats;
+  tasks::ErrorStats perturbed_stats;
   if (!reference_check(inputs_, candidate_out_, poison_for_call(call_no), touched,
                        job_.seed ^ 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(index_),
                        perturbed_phase, gate::kCorrectness, &perturbed_stats)) {
@@ -686,7 +688,7 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   std::string dtype;
   for (const auto& t : layout_.tensors) {
     if (!t.is_output) {
-      dtype = dtype_name(t.dtype);
+      dtype = tasks::dtype_name(t.dtype);
       break;
     }
   }
@@ -710,7 +712,7 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
                               poison_for_call(call_no), phase, gate::kFreshInputs)) {
     return false;
   }
-  ErrorStats stats;
+  tasks::ErrorStats stats;
   if (!reference_check(inputs_, candidate_out_, poison_for_call(call_no), touched,
                        job_.seed ^ 0x5851f42d4c957f2dull ^ static_cast<uint64_t>(index_), phase,
                        gate::kCorrectness, &stats)) {

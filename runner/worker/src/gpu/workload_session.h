@@ -27,11 +27,11 @@
 #include <vector>
 
 #include "checked_call.h"
+#include "kiln/tasks/reference_check.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/gate_ledger.h"
 #include "kiln/worker/nvml_probe.h"
-#include "kiln/worker/reference_check.h"
 #include "kiln/worker/stopping_criterion.h"
 #include "kiln/worker/worker_result.h"
 
@@ -43,9 +43,10 @@ struct JobContext {
   kiln_launch_fn candidate = nullptr;
   kiln_launch_fn baseline = nullptr;
   kiln_reference_fn reference = nullptr;
-  Tolerance tolerance;           // the task's, against the exact CPU reference
-  Tolerance baseline_tolerance;  // candidate vs baseline: both carry error, so twice the allowance
-  ReferenceBudget budget;
+  tasks::Tolerance tolerance;  // the task's, against the exact CPU reference
+  tasks::Tolerance
+      baseline_tolerance;  // candidate vs baseline: both carry error, so twice the allowance
+  tasks::ReferenceBudget budget;
   uint64_t seed = 0;
   GateLedger* gates = nullptr;
   EventStream* events = nullptr;
@@ -59,7 +60,7 @@ struct JobContext {
 
 class WorkloadSession {
  public:
-  WorkloadSession(JobContext& job, WorkloadLayout layout, int index, int total,
+  WorkloadSession(JobContext& job, tasks::WorkloadLayout layout, int index, int total,
                   WorkloadResult* result);
 
   // Returns false when the workload failed (the result says why).
@@ -68,7 +69,7 @@ class WorkloadSession {
 
  private:
   struct OutputComparison {
-    ErrorStats stats;  // first_mismatches carry expected/actual values
+    tasks::ErrorStats stats;  // first_mismatches carry expected/actual values
     int64_t bitwise = 0;
     bool ok = true;
     std::string error;  // harness failure
@@ -80,8 +81,8 @@ class WorkloadSession {
   // The per-call gates; false when a gate failed (or the call was fatal).
   bool gate_call(const CallReport& report, const std::string& phase);
   OutputComparison compare(const TensorSet& actual, const TensorSet& expected,
-                           const Tolerance& tolerance, const std::vector<uint64_t>& poison);
-  Status host_copy(const TensorSet& set, bool outputs, HostTensors* host);
+                           const tasks::Tolerance& tolerance, const std::vector<uint64_t>& poison);
+  Status host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host);
   std::vector<uint64_t> poison_for_call(int64_t call) const;
   // The candidate's output against the baseline's on the same inputs; on a mismatch,
   // against earlier answers (stale -> fresh_inputs) before blaming correctness.
@@ -92,14 +93,15 @@ class WorkloadSession {
   bool reference_check(const TensorSet& inputs, const TensorSet& outputs,
                        const std::vector<uint64_t>& poison,
                        const std::vector<int64_t>& required_rows, uint64_t plan_seed,
-                       const std::string& phase, const char* mismatch_gate, ErrorStats* stats);
+                       const std::string& phase, const char* mismatch_gate,
+                       tasks::ErrorStats* stats);
   Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
   void fail(const char* gate, const std::string& detail);
   void progress(const std::string& message);
   void harness_failure(const std::string& message);
 
   JobContext& job_;
-  WorkloadLayout layout_;
+  tasks::WorkloadLayout layout_;
   int index_;
   int total_;
   WorkloadResult* result_;

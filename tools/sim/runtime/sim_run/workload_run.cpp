@@ -7,9 +7,9 @@
 
 #include "input_draw.h"
 #include "kiln/sim/runtime_ext.h"
-#include "kiln/worker/poison_pattern.h"
-#include "kiln/worker/reference_check.h"
-#include "kiln/worker/tensor_layout.h"
+#include "kiln/tasks/poison_pattern.h"
+#include "kiln/tasks/reference_check.h"
+#include "kiln/tasks/tensor_layout.h"
 
 namespace kiln::sim::run {
 namespace {
@@ -61,26 +61,26 @@ nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
   nlohmann::json out = {{"workload", workload.name}, {"dims", workload.dims}};
   kiln_sim_clear_report();
   (void)cudaGetLastError();  // nothing from an earlier workload may reach this candidate call
-  auto layout = worker::layout_workload(*task, workload);
+  auto layout = tasks::layout_workload(*task, workload);
   if (!layout) return harness_error(out, layout.error().message);
 
   const size_t count = layout->tensors.size();
-  worker::HostTensors host(count);
+  tasks::HostTensors host(count);
   std::vector<uint64_t> poison;
   DeviceTensors device;
   device.data.assign(count, nullptr);
   for (size_t t = 0; t < count; ++t) {
-    const worker::TensorLayout& tensor = layout->tensors[t];
+    const tasks::TensorLayout& tensor = layout->tensors[t];
     const size_t bytes = static_cast<size_t>(tensor.bytes());
     if (cudaError_t e = cudaMalloc(&device.data[t], bytes); e != cudaSuccess)
       return harness_error(out, "allocating " + tensor.name + " (" + std::to_string(bytes) +
                                     " bytes) on the simulated device: " + cuda_error_text(e));
     if (tensor.is_output) {
       // Poisoned so that elements the candidate never writes are counted as such.
-      const uint64_t pattern = worker::PoisonPattern::for_call(tensor.dtype, 0);
+      const uint64_t pattern = tasks::PoisonPattern::for_call(tensor.dtype, 0);
       poison.push_back(pattern);
       host[t].resize(bytes);
-      worker::PoisonPattern::fill_host(host[t].data(), tensor.elements(), tensor.dtype, pattern);
+      tasks::PoisonPattern::fill_host(host[t].data(), tensor.elements(), tensor.dtype, pattern);
     } else {
       host[t] = draw_input(tensor, seed, t);
     }
@@ -117,7 +117,7 @@ nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
   }
 
   for (size_t t = 0; t < count; ++t) {
-    const worker::TensorLayout& tensor = layout->tensors[t];
+    const tasks::TensorLayout& tensor = layout->tensors[t];
     std::vector<unsigned char> after(static_cast<size_t>(tensor.bytes()));
     if (cudaError_t e = cudaMemcpy(after.data(), device.data[t], after.size(),
                                    cudaMemcpyDeviceToHost);
@@ -133,13 +133,11 @@ nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
     }
   }
 
-  const auto& tol = task->tolerance;
-  const worker::ReferenceCheck check(reference,
-                                     {tol.atol, tol.rtol, tol.max_mismatch_fraction});
-  worker::RowPlan full;  // every row: sim workloads are small
+  const tasks::ReferenceCheck check(reference, task->tolerance);
+  tasks::RowPlan full;  // every row: sim workloads are small
   auto errors = check.check(*layout, host, full, poison);
   if (!errors) return harness_error(out, "the CPU reference failed: " + errors.error().message);
-  const bool pass = errors->passes(tol.max_mismatch_fraction);
+  const bool pass = errors->passes(task->tolerance.max_mismatch_fraction);
   out["pass"] = pass;
   out["status"] = pass ? "pass" : "wrong_answer";
   out["errors"] = errors->to_json();

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "kiln/compiler/kernel_build.h"
+#include "kiln/tasks/output_comparison.h"
 #include "kiln/worker/gate_ledger.h"
-#include "kiln/worker/output_comparison.h"
 #include "kiln/worker/peak_table.h"
 #include "kiln/worker/sample_statistics.h"
 
@@ -20,9 +20,9 @@ struct WorkloadResult {
   std::string name;
   bool ran = false;
   bool passed = false;
-  std::string failure;  // "gate: detail" when !passed
-  ErrorStats errors;    // against the CPU reference (sampled rows for the large workloads)
-  std::string checked;  // how correctness was established
+  std::string failure;       // "gate: detail" when !passed
+  tasks::ErrorStats errors;  // against the CPU reference (sampled rows for the large workloads)
+  std::string checked;       // how correctness was established
   std::optional<SampleSummary> time_us;
   std::optional<SampleSummary> baseline_time_us;
   std::optional<SampleSummary> event_time_us;  // CUDA events around the call, for comparison

@@ -1,14 +1,14 @@
 // poison_pattern.h: two distinct non-canonical NaNs per float dtype; host fill and count.
-#include "kiln/worker/poison_pattern.h"
+#include "kiln/tasks/poison_pattern.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "kiln/worker/numeric_codec.h"
+#include "kiln/tasks/numeric_codec.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 namespace {
 
 TEST(PoisonPattern, FloatPatternsAreTwoDifferentNans) {
@@ -51,4 +51,4 @@ TEST(PoisonPattern, CountsUnwrittenElements) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

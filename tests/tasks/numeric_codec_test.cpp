@@ -1,12 +1,12 @@
 // numeric_codec.h: exact decoding and round-to-nearest-even encoding for every dtype.
-#include "kiln/worker/numeric_codec.h"
+#include "kiln/tasks/numeric_codec.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
-namespace kiln::worker {
+namespace kiln::tasks {
 namespace {
 
 bool is_nan_bits(kiln_dtype dtype, uint64_t bits) { return std::isnan(decode(dtype, bits)); }
@@ -101,4 +101,4 @@ TEST(NumericCodec, SizesAndKinds) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

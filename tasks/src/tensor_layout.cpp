@@ -1,8 +1,10 @@
-#include "kiln/worker/tensor_layout.h"
+#include "kiln/tasks/tensor_layout.h"
 
 #include <cstdlib>
 
-namespace kiln::worker {
+#include "kiln/tasks/numeric_codec.h"
+
+namespace kiln::tasks {
 
 namespace {
 
@@ -16,22 +18,6 @@ constexpr DtypeName kDtypes[] = {{"f16", KILN_F16}, {"bf16", KILN_BF16}, {"f32",
                                  {"i8", KILN_I8},   {"u8", KILN_U8},     {"i32", KILN_I32},
                                  {"i64", KILN_I64}};
 
-int element_size(kiln_dtype dtype) {
-  switch (dtype) {
-    case KILN_F16:
-    case KILN_BF16:
-      return 2;
-    case KILN_F32:
-    case KILN_I32:
-      return 4;
-    case KILN_F64:
-    case KILN_I64:
-      return 8;
-    default:
-      return 1;
-  }
-}
-
 // An f64 scalar's value is either a plain number (as task.json wrote it) or an
 // integer expression over the dims.
 Result<double> scalar_as_double(const std::string& text,
@@ -39,7 +25,7 @@ Result<double> scalar_as_double(const std::string& text,
   char* end = nullptr;
   const double number = std::strtod(text.c_str(), &end);
   if (end != text.c_str() && *end == '\0') return number;
-  auto value = tasks::evaluate(text, dims);
+  auto value = evaluate(text, dims);
   if (!value) return value.error();
   return static_cast<double>(*value);
 }
@@ -67,7 +53,7 @@ int64_t TensorLayout::elements() const {
   return count;
 }
 
-int64_t TensorLayout::bytes() const { return elements() * element_size(dtype); }
+int64_t TensorLayout::bytes() const { return elements() * dtype_size(dtype); }
 
 std::vector<int64_t> TensorLayout::index_of(int64_t flat) const {
   std::vector<int64_t> index(shape.size(), 0);
@@ -112,7 +98,7 @@ std::vector<kiln_tensor> WorkloadLayout::abi_tensors(const std::vector<void*>& d
   return out;
 }
 
-Result<WorkloadLayout> layout_workload(const tasks::Task& task, const tasks::Workload& workload) {
+Result<WorkloadLayout> layout_workload(const Task& task, const Workload& workload) {
   WorkloadLayout layout;
   layout.workload = workload.name;
   layout.dims = workload.dims;
@@ -126,7 +112,7 @@ Result<WorkloadLayout> layout_workload(const tasks::Task& task, const tasks::Wor
     tensor.distribution = spec.distribution;
     tensor.leading_dim = spec.shape.empty() ? "" : spec.shape.front();
     for (const auto& expression : spec.shape) {
-      auto extent = tasks::evaluate(expression, workload.dims);
+      auto extent = evaluate(expression, workload.dims);
       if (!extent) {
         return make_error("tensor " + spec.name + " shape \"" + expression + "\" at workload " +
                           workload.name + ": " + extent.error().message);
@@ -148,7 +134,7 @@ Result<WorkloadLayout> layout_workload(const tasks::Task& task, const tasks::Wor
     scalar.name = spec.name;
     if (spec.dtype == "i64") {
       scalar.dtype = KILN_I64;
-      auto value = tasks::evaluate(spec.value, workload.dims);
+      auto value = evaluate(spec.value, workload.dims);
       if (!value) return make_error("scalar " + spec.name + ": " + value.error().message);
       scalar.i = *value;
     } else {
@@ -160,17 +146,17 @@ Result<WorkloadLayout> layout_workload(const tasks::Task& task, const tasks::Wor
     layout.scalars.push_back(std::move(scalar));
   }
   if (!task.flops.empty()) {
-    auto flops = tasks::evaluate(task.flops, workload.dims);
+    auto flops = evaluate(task.flops, workload.dims);
     if (flops) layout.flops = static_cast<double>(*flops);
   }
   if (!task.bytes.empty()) {
-    auto bytes = tasks::evaluate(task.bytes, workload.dims);
+    auto bytes = evaluate(task.bytes, workload.dims);
     if (bytes) layout.bytes = static_cast<double>(*bytes);
   }
   return layout;
 }
 
-Result<tasks::Workload> find_workload(const tasks::Task& task, const std::string& name) {
+Result<Workload> find_workload(const Task& task, const std::string& name) {
   std::string names;
   for (const auto& workload : task.workloads) {
     if (workload.name == name) return workload;
@@ -183,4 +169,4 @@ Result<tasks::Workload> find_workload(const tasks::Task& task, const std::string
                     names);
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

@@ -1,5 +1,6 @@
-// Comparing an output with what it should be, element by element, under the task's
-// tolerance (element_check.h). ErrorStats is what a workload reports under "errors".
+// Comparing an output with what it should be, element by element, under a Tolerance (the
+// task's, task.h; the rule per element is element_check.h). ErrorStats is what a workload
+// reports under "errors".
 #pragma once
 
 #include <cstdint>
@@ -8,8 +9,9 @@
 #include <vector>
 
 #include "kiln/abi.h"
+#include "kiln/tasks/task.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 struct Mismatch {
   std::vector<int64_t> index;  // multi-index into the output
@@ -36,12 +38,6 @@ struct ErrorStats {
   std::string summary() const;
 };
 
-struct Tolerance {
-  double atol = 0;
-  double rtol = 0;
-  double max_mismatch_fraction = 0;
-};
-
 // Compares dense row-major host buffers of `elements` elements. `shape` turns flat
 // indices into multi-indices for the report; `row_ids`, when given, maps the first
 // dimension to the row numbers of the full output (for sampled rows).
@@ -53,4 +49,4 @@ ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dty
 // Elements that differ bitwise between two runs (for the determinism gate).
 int64_t count_bitwise_differences(const void* a, const void* b, kiln_dtype dtype, int64_t elements);
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

@@ -1,13 +1,13 @@
-#include "kiln/worker/reference_check.h"
+#include "kiln/tasks/reference_check.h"
 
 #include <algorithm>
 #include <cstring>
 #include <set>
 
-#include "kiln/worker/hash_mix.h"
-#include "kiln/worker/numeric_codec.h"
+#include "kiln/tasks/hash_mix.h"
+#include "kiln/tasks/numeric_codec.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 std::string RowPlan::describe(int64_t total_rows) const {
   if (full) return "every element against the CPU reference";
@@ -167,4 +167,4 @@ Result<ErrorStats> ReferenceCheck::check(const WorkloadLayout& layout, const Hos
   return compare(layout, *reference, host, poison);
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

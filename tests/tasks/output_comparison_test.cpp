@@ -1,16 +1,16 @@
 // output_comparison.h: the tolerance rule, error statistics and their report.
-#include "kiln/worker/output_comparison.h"
+#include "kiln/tasks/output_comparison.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "kiln/worker/element_check.h"
-#include "kiln/worker/numeric_codec.h"
-#include "kiln/worker/poison_pattern.h"
+#include "kiln/tasks/element_check.h"
+#include "kiln/tasks/numeric_codec.h"
+#include "kiln/tasks/poison_pattern.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 namespace {
 
 std::vector<float> values(std::initializer_list<float> list) { return std::vector<float>(list); }
@@ -102,4 +102,4 @@ TEST(OutputComparison, BitwiseDifferences) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

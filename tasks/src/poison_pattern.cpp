@@ -1,10 +1,10 @@
-#include "kiln/worker/poison_pattern.h"
+#include "kiln/tasks/poison_pattern.h"
 
 #include <cstring>
 
-#include "kiln/worker/numeric_codec.h"
+#include "kiln/tasks/numeric_codec.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 uint64_t PoisonPattern::bits(kiln_dtype dtype, int which) {
   const bool first = (which & 1) == 0;
@@ -53,4 +53,4 @@ int64_t PoisonPattern::count_host(const void* data, int64_t elements, kiln_dtype
   return count;
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

@@ -12,7 +12,7 @@
 #include "kiln/base/result.h"
 #include "kiln/tasks/task.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 // "f16" -> KILN_F16 and so on; an error names the unknown dtype.
 Result<kiln_dtype> parse_dtype(const std::string& name);
@@ -25,7 +25,7 @@ struct TensorLayout {
   std::vector<int64_t> strides;  // elements, dense row-major
   std::string leading_dim;       // the shape[0] expression as written, e.g. "M"
   bool is_output = false;
-  tasks::Distribution distribution;  // inputs only
+  Distribution distribution;  // inputs only
 
   int64_t elements() const;
   int64_t bytes() const;
@@ -54,9 +54,9 @@ struct WorkloadLayout {
   std::vector<kiln_tensor> abi_tensors(const std::vector<void*>& data) const;
 };
 
-Result<WorkloadLayout> layout_workload(const tasks::Task& task, const tasks::Workload& workload);
+Result<WorkloadLayout> layout_workload(const Task& task, const Workload& workload);
 
 // The workload of that name; an error lists the names there are.
-Result<tasks::Workload> find_workload(const tasks::Task& task, const std::string& name);
+Result<Workload> find_workload(const Task& task, const std::string& name);
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "kiln/worker/host_device.h"
+#include "kiln/tasks/host_device.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 // SplitMix64's finalizer: a bijection on 64-bit words with full avalanche.
 KILN_HD inline uint64_t mix64(uint64_t x) {
@@ -40,4 +40,4 @@ KILN_HD inline uint8_t guard_byte(uint64_t seed, uint64_t band, uint64_t offset)
   return static_cast<uint8_t>(word >> (8 * (offset & 7)));
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

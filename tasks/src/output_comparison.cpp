@@ -1,14 +1,14 @@
-#include "kiln/worker/output_comparison.h"
+#include "kiln/tasks/output_comparison.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
 
-#include "kiln/worker/element_check.h"
-#include "kiln/worker/numeric_codec.h"
+#include "kiln/tasks/element_check.h"
+#include "kiln/tasks/numeric_codec.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 namespace {
 
@@ -143,4 +143,4 @@ int64_t count_bitwise_differences(const void* a, const void* b, kiln_dtype dtype
   return count;
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

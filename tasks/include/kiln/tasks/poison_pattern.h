@@ -11,7 +11,7 @@
 
 #include "kiln/abi.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 class PoisonPattern {
  public:
@@ -27,4 +27,4 @@ class PoisonPattern {
   static int64_t count_host(const void* data, int64_t elements, kiln_dtype dtype, uint64_t pattern);
 };
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

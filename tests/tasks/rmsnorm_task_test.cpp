@@ -1,35 +1,25 @@
-// tasks/rmsnorm: the bundle loads, and its CPU reference (built by the worker's own
-// reference builder) computes RMSNorm exactly and rounds once to bf16.
+// tasks/rmsnorm: the bundle loads, and its CPU reference (built as the harness builds it)
+// computes RMSNorm exactly and rounds once to bf16.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "kiln/compiler/kernel_build.h"
+#include "kiln/tasks/numeric_codec.h"
 #include "kiln/tasks/task.h"
-#include "kiln/worker/dynamic_library.h"
-#include "kiln/worker/numeric_codec.h"
-#include "worker_test_support.h"
+#include "reference_fixture.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 namespace {
 
 class RmsnormReference : public ::testing::Test {
  protected:
   void SetUp() override {
-    compiler::BuildToolchain toolchain;
-    toolchain.abi_include = testing::source_dir() / "tasks" / "include";
-    compiler::BuildRequest request;
-    request.kind = compiler::BuildKind::kReference;
-    request.source = testing::source_dir() / "tasks" / "rmsnorm" / "reference.cpp";
-    request.build_dir = dir_.path() / "reference";
-    const compiler::BuildOutcome build = compiler::KernelBuild(toolchain).build(request);
+    const compiler::BuildOutcome build = testing::reference_builder().build(
+        testing::reference_request("rmsnorm", dir_.path() / "reference"));
     ASSERT_TRUE(build.ok) << build.error << build.log;
-    auto library = DynamicLibrary::open(build.library);
-    ASSERT_TRUE(library.ok());
-    auto fn = library->symbol("kiln_reference");
-    ASSERT_TRUE(fn.ok());
-    reference_ = reinterpret_cast<kiln_reference_fn>(*fn);
+    reference_ = testing::load_reference(build.library);
+    ASSERT_NE(reference_, nullptr);
   }
 
   int run(std::vector<uint16_t>& x, std::vector<uint16_t>& w, std::vector<uint16_t>& y, int64_t T,
@@ -66,14 +56,14 @@ bool is_rounded(uint16_t bits, double x) {
 }
 
 TEST(RmsnormTask, BundleLoads) {
-  auto task = tasks::load_task(testing::source_dir() / "tasks" / "rmsnorm");
+  auto task = load_task(testing::bundled_tasks_dir() / "rmsnorm");
   ASSERT_TRUE(task.ok()) << task.error().message;
   EXPECT_EQ(task->name, "rmsnorm");
   EXPECT_EQ(task->workloads.size(), 16u);
   EXPECT_EQ(task->tensors.size(), 3u);
   EXPECT_EQ(task->scalars.size(), 1u);
   EXPECT_TRUE(task->baseline_libraries.empty());
-  auto bytes = tasks::evaluate(task->bytes, task->workloads.back().dims);
+  auto bytes = evaluate(task->bytes, task->workloads.back().dims);
   ASSERT_TRUE(bytes.ok());
   EXPECT_EQ(*bytes, 4LL * 16384 * 16384 + 2 * 16384);
 }
@@ -125,4 +115,4 @@ TEST_F(RmsnormReference, RefusesBadArguments) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

@@ -1,15 +1,15 @@
 // tensor_layout.h: a workload's tensors and scalars from the task's signature.
-#include "kiln/worker/tensor_layout.h"
+#include "kiln/tasks/tensor_layout.h"
 
 #include <gtest/gtest.h>
 
-#include "worker_test_support.h"
+#include "bundle_fixture.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 namespace {
 
 TEST(TensorLayout, LaysOutTheGemm) {
-  auto task = tasks::load_task(testing::source_dir() / "tasks" / "fp16_gemm");
+  auto task = load_task(testing::bundled_tasks_dir() / "fp16_gemm");
   ASSERT_TRUE(task.ok()) << task.error().message;
   auto workload = find_workload(*task, "4000x3000x2000");
   ASSERT_TRUE(workload.ok());
@@ -36,7 +36,7 @@ TEST(TensorLayout, LaysOutTheGemm) {
 }
 
 TEST(TensorLayout, ReadsTheRmsnormScalar) {
-  auto task = tasks::load_task(testing::source_dir() / "tasks" / "rmsnorm");
+  auto task = load_task(testing::bundled_tasks_dir() / "rmsnorm");
   ASSERT_TRUE(task.ok()) << task.error().message;
   auto layout = layout_workload(*task, task->workloads.back());
   ASSERT_TRUE(layout.ok());
@@ -50,7 +50,7 @@ TEST(TensorLayout, ReadsTheRmsnormScalar) {
 }
 
 TEST(TensorLayout, UnknownWorkloadListsTheNames) {
-  auto task = tasks::load_task(testing::source_dir() / "tasks" / "fp16_gemm");
+  auto task = load_task(testing::bundled_tasks_dir() / "fp16_gemm");
   ASSERT_TRUE(task.ok());
   auto missing = find_workload(*task, "1x1x1");
   ASSERT_FALSE(missing.ok());
@@ -65,4 +65,4 @@ TEST(TensorLayout, DtypeNames) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

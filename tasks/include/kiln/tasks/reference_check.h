@@ -14,10 +14,10 @@
 
 #include "kiln/abi.h"
 #include "kiln/base/result.h"
-#include "kiln/worker/output_comparison.h"
-#include "kiln/worker/tensor_layout.h"
+#include "kiln/tasks/output_comparison.h"
+#include "kiln/tasks/tensor_layout.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 // How much reference work one check may cost, in the task's flops.
 // Both the reference's arithmetic and the host-side comparison cost time, so the
@@ -80,4 +80,4 @@ class ReferenceCheck {
   Tolerance tolerance_;
 };
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

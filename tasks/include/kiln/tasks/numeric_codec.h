@@ -9,10 +9,10 @@
 #include <cstdint>
 
 #include "kiln/abi.h"
-#include "kiln/worker/bit_cast.h"
-#include "kiln/worker/host_device.h"
+#include "kiln/tasks/bit_cast.h"
+#include "kiln/tasks/host_device.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 // 2^e for e in [-1022, 1023], built from its encoding (no libm on either side).
 KILN_HD inline double pow2(int e) {
@@ -198,4 +198,4 @@ KILN_HD inline uint64_t encode(kiln_dtype dtype, double x) {
                    : static_cast<uint64_t>(value) & ((1ull << (8 * size)) - 1);
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

@@ -1,25 +1,23 @@
 // reference_check.h: row sampling and the CPU-reference comparison, with a toy
-// reference and with the real fp16_gemm reference built by the worker's own builder.
-#include "kiln/worker/reference_check.h"
+// reference and with the real fp16_gemm reference built as the harness builds it.
+#include "kiln/tasks/reference_check.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 
-#include "kiln/compiler/kernel_build.h"
-#include "kiln/worker/dynamic_library.h"
-#include "kiln/worker/numeric_codec.h"
-#include "kiln/worker/poison_pattern.h"
-#include "worker_test_support.h"
+#include "kiln/tasks/numeric_codec.h"
+#include "kiln/tasks/poison_pattern.h"
+#include "reference_fixture.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 namespace {
 
 WorkloadLayout gemm_layout(int64_t M, int64_t N, int64_t K) {
-  auto task = tasks::load_task(testing::source_dir() / "tasks" / "fp16_gemm");
+  auto task = load_task(testing::bundled_tasks_dir() / "fp16_gemm");
   EXPECT_TRUE(task.ok());
-  tasks::Workload w{"w", {{"M", M}, {"N", N}, {"K", K}}};
+  Workload w{"w", {{"M", M}, {"N", N}, {"K", K}}};
   return *layout_workload(*task, w);
 }
 
@@ -109,19 +107,13 @@ TEST(ReferenceCheck, GathersSampledRowsAndComparesThem) {
 
 TEST(ReferenceCheck, UsesTheRealGemmReferenceBuiltByTheWorker) {
   testing::TempDir dir;
-  compiler::BuildToolchain toolchain;
-  toolchain.abi_include = testing::source_dir() / "tasks" / "include";
-  const compiler::KernelBuild builder(toolchain);
-  compiler::BuildRequest request;
-  request.kind = compiler::BuildKind::kReference;
-  request.source = testing::source_dir() / "tasks" / "fp16_gemm" / "reference.cpp";
-  request.build_dir = dir.path() / "reference";
+  const compiler::KernelBuild builder = testing::reference_builder();
+  const compiler::BuildRequest request =
+      testing::reference_request("fp16_gemm", dir.path() / "reference");
   const compiler::BuildOutcome build = builder.build(request);
   ASSERT_TRUE(build.ok) << build.error << build.log;
-  auto library = DynamicLibrary::open(build.library);
-  ASSERT_TRUE(library.ok()) << library.error().message;
-  auto fn = library->symbol("kiln_reference");
-  ASSERT_TRUE(fn.ok());
+  const kiln_reference_fn reference = testing::load_reference(build.library);
+  ASSERT_NE(reference, nullptr);
 
   const WorkloadLayout layout = gemm_layout(40, 24, 32);
   HostTensors host(3);
@@ -145,7 +137,7 @@ TEST(ReferenceCheck, UsesTheRealGemmReferenceBuiltByTheWorker) {
       c[i * 24 + j] = static_cast<uint16_t>(encode(KILN_F16, sum));
     }
   }
-  const ReferenceCheck check(reinterpret_cast<kiln_reference_fn>(*fn), Tolerance{0.01, 0.002, 0});
+  const ReferenceCheck check(reference, Tolerance{0.01, 0.002, 0});
   RowPlan sampled;
   sampled.full = false;
   sampled.rows = {0, 7, 39};
@@ -160,13 +152,13 @@ TEST(ReferenceCheck, UsesTheRealGemmReferenceBuiltByTheWorker) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::tasks
 
-namespace kiln::worker {
+namespace kiln::tasks {
 namespace {
 
 TEST(RowSampler, BoundsComparedElementsForMemoryBoundOps) {
-  auto task = tasks::load_task(testing::source_dir() / "tasks" / "rmsnorm");
+  auto task = load_task(testing::bundled_tasks_dir() / "rmsnorm");
   ASSERT_TRUE(task.ok());
   auto big = layout_workload(*task, task->workloads.back());  // 16384 x 16384
   ASSERT_TRUE(big.ok());
@@ -181,4 +173,4 @@ TEST(RowSampler, BoundsComparedElementsForMemoryBoundOps) {
 }
 
 }  // namespace
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

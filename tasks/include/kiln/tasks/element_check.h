@@ -4,9 +4,9 @@
 //   NaN must meet NaN, and an infinity the same infinity.
 #pragma once
 
-#include "kiln/worker/host_device.h"
+#include "kiln/tasks/host_device.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 KILN_HD inline bool is_nan(double x) { return x != x; }
 KILN_HD inline bool is_inf(double x) { return !is_nan(x) && is_nan(x - x); }
@@ -19,4 +19,4 @@ KILN_HD inline bool element_passes(double actual, double expected, double atol, 
   return magnitude(actual - expected) <= atol + rtol * magnitude(expected);
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kiln/worker/host_device.h"
+#include "kiln/tasks/host_device.h"
 
-namespace kiln::worker {
+namespace kiln::tasks {
 
 KILN_HD inline uint64_t bits_of(double x) {
 #if defined(__CUDA_ARCH__)
@@ -49,4 +49,4 @@ KILN_HD inline float float_from_bits(uint32_t bits) {
 #endif
 }
 
-}  // namespace kiln::worker
+}  // namespace kiln::tasks
