@@ -134,6 +134,18 @@ TEST_F(EndToEndPrintf, KernelOutputReachesStdoutAtTheSynchronizationAsOnAGpu) {
   EXPECT_EQ(r["launches"][0]["printf_bytes"], kernel.size());
 }
 
+TEST_F(EndToEndPrintf, BytesThatAreNotUtf8ReachStdoutAsTheyAreAndTheReportStaysJson) {
+  auto run_bytes = function<int (*)()>("run_printing_bytes");
+  ASSERT_NE(run_bytes, nullptr);
+  int status = -1;
+  const std::string out = captured_stdout([&] { status = run_bytes(); });
+  EXPECT_EQ(status, cudaSuccess);
+  EXPECT_EQ(out, "\xc3(\xff)\n");
+  const auto r = nlohmann::json::parse(kiln_sim_report(), nullptr, false);
+  ASSERT_FALSE(r.is_discarded());
+  EXPECT_EQ(r["printf_output"], "\xef\xbf\xbd(\xef\xbf\xbd)\n");  // U+FFFD for each bad byte
+}
+
 TEST_F(EndToEndPrintf, ASmallerPrintfFifoDropsWhatDoesNotFit) {
   EXPECT_EQ(fifo_(), size_t{1} << 20);  // CUDA's default
   int status = -1;

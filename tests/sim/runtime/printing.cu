@@ -21,6 +21,14 @@ extern "C" int run_printing(int blocks, int threads, size_t fifo_bytes) {
   return status;
 }
 
+// Prints bytes that are not UTF-8 (a lead byte without its continuation), then synchronizes.
+__global__ void say_bytes() { printf("%c(%c)\n", 0xc3, 0xff); }
+
+extern "C" int run_printing_bytes() {
+  say_bytes<<<1, 1>>>();
+  return cudaDeviceSynchronize();
+}
+
 extern "C" size_t printf_fifo_bytes() {
   size_t bytes = 0;
   cudaDeviceGetLimit(&bytes, cudaLimitPrintfFifoSize);

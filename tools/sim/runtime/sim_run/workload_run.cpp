@@ -46,8 +46,10 @@ void attach_report(nlohmann::json& out) {
   std::string text = report.value("printf_output", "");
   uint64_t dropped = report.value("printf_dropped_bytes", uint64_t{0});
   if (text.size() > kMaxPrintfPerWorkload) {
-    dropped += text.size() - kMaxPrintfPerWorkload;
-    text.resize(kMaxPrintfPerWorkload);
+    size_t cut = kMaxPrintfPerWorkload;  // not inside a UTF-8 character
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+    dropped += text.size() - cut;
+    text.resize(cut);
   }
   if (!text.empty() || dropped != 0) {
     out["printf_output"] = text;

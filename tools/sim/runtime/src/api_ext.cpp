@@ -27,7 +27,8 @@ const char* kiln_sim_report(void) {
                            {"diagnostics", state.diagnostics},
                            {"printf_output", state.printf_output},
                            {"printf_dropped_bytes", state.printf_dropped_bytes}};
-  text = report.dump();
+  // Kernels may printf any bytes; invalid UTF-8 becomes U+FFFD so the report stays JSON.
+  text = report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return text.c_str();
 }
 
