@@ -20,9 +20,12 @@ namespace {
 
 using json = nlohmann::json;
 
-// C = A * B^T for fp16, one thread per output; KILN_BUG selects a mistake.
+// C = A * B^T for fp16, one thread per output; KILN_BUG selects a mistake (1, 2) or printf
+// debugging output from in-bounds threads (3: thread (0,0) of each block; 4: every thread;
+// 5: every thread, a 3-byte UTF-8 character and no newline).
 constexpr const char* kGemm = R"(#include "kiln/abi.h"
 #include <cuda_fp16.h>
+#include <cstdio>
 __global__ void gemm(const __half* a, const __half* b, __half* c, long M, long N, long K) {
   long row = blockIdx.y * (long)blockDim.y + threadIdx.y;
   long col = blockIdx.x * (long)blockDim.x + threadIdx.x;
@@ -30,6 +33,13 @@ __global__ void gemm(const __half* a, const __half* b, __half* c, long M, long N
   if (row >= M + 1 || col >= N) return;  // one row too many: out of bounds
 #else
   if (row >= M || col >= N) return;
+#endif
+#if KILN_BUG == 3
+  if (threadIdx.x == 0 && threadIdx.y == 0) printf("block (%d,%d)\n", blockIdx.x, blockIdx.y);
+#elif KILN_BUG == 4
+  printf("thread (%d,%d) block (%d,%d)\n", threadIdx.x, threadIdx.y, blockIdx.x, blockIdx.y);
+#elif KILN_BUG == 5
+  printf("\xe2\x82\xac");  // one euro sign per thread, no newline
 #endif
   float sum = 0.0f;
 #if KILN_BUG == 1
@@ -172,6 +182,59 @@ TEST_F(SimulateToolTest, OutOfBoundsKernelReportsAFaultWithItsSourceLine) {
             std::string::npos)
       << result.text;
   EXPECT_EQ(result.text.find(run_dir_.path().string()), std::string::npos) << result.text;
+}
+
+TEST_F(SimulateToolTest, PrintfOutputComesBackPerWorkload) {
+  auto result = call({{"source", with_bug(3)}, {"shapes", {"M=20,N=24,K=8"}}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  const json& workload = result.structured["workloads"][0];
+  // Grid (2, 3) of 16x16 blocks over a 20x24 C: thread (0,0) is in bounds in blocks with y < 2.
+  std::string expect;
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 2; ++x)
+      expect += "block (" + std::to_string(x) + "," + std::to_string(y) + ")\n";
+  EXPECT_EQ(workload["printf_output"], expect);
+  EXPECT_EQ(workload["printf_bytes"], expect.size());
+  EXPECT_FALSE(workload.contains("printf_note"));
+  EXPECT_NE(result.text.find("printf (" + std::to_string(expect.size()) + " bytes):\n  | block (0,0)\n"),
+            std::string::npos)
+      << result.text;
+}
+
+TEST_F(SimulateToolTest, LongPrintfOutputIsCutWithANote) {
+  auto result = call({{"source", with_bug(4)}, {"workloads", {"64x64x64"}}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  const json& workload = result.structured["workloads"][0];
+  // Every in-bounds thread prints: the blocks of rows 0-3 of the (4, 5) grid of 16x16 blocks,
+  // 106 KB in all, past kiln-sim-run's 64 KiB per workload and the tool's 4000 bytes.
+  uint64_t total = 0;
+  for (int by = 0; by < 4; ++by)
+    for (int bx = 0; bx < 4; ++bx)
+      for (int ty = 0; ty < 16; ++ty)
+        for (int tx = 0; tx < 16; ++tx)
+          total += ("thread (" + std::to_string(tx) + "," + std::to_string(ty) + ") block (" +
+                    std::to_string(bx) + "," + std::to_string(by) + ")\n")
+                       .size();
+  EXPECT_EQ(workload["printf_bytes"], total);
+  const std::string shown = workload["printf_output"];
+  EXPECT_LE(shown.size(), 4000u);
+  EXPECT_EQ(shown.rfind("thread (0,0) block (0,0)\nthread (1,0) block (0,0)\n", 0), 0u);
+  EXPECT_EQ(shown.back(), '\n');  // cut after a whole line
+  EXPECT_NE(workload["printf_note"].get<std::string>().find("fewer threads"), std::string::npos);
+  EXPECT_LT(result.text.size(), 10000u);
+  EXPECT_NE(result.text.find("printf (" + std::to_string(total) + " bytes, first "),
+            std::string::npos)
+      << result.text;
+}
+
+TEST_F(SimulateToolTest, OneLongLineOfPrintfIsCutBetweenCharacters) {
+  auto result = call({{"source", with_bug(5)}, {"shapes", {"M=64,N=64,K=8"}}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  const json& workload = result.structured["workloads"][0];
+  EXPECT_EQ(workload["printf_bytes"], 64 * 64 * 3);
+  const std::string shown = workload["printf_output"];
+  EXPECT_EQ(shown.size(), 3999u);  // 1333 whole characters of 3 bytes in 4000
+  EXPECT_EQ(shown.substr(shown.size() - 3), "\xe2\x82\xac");
 }
 
 TEST_F(SimulateToolTest, ABuildErrorPointsAtCompile) {

@@ -97,6 +97,32 @@ std::string counts_text(const json& counts) {
   return out.empty() ? "none" : out;
 }
 
+// At most `limit` bytes of `text`, cut after the last whole line when there is one, else
+// between two UTF-8 characters.
+std::string leading_lines(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  const size_t newline = text.rfind('\n', limit - 1);
+  if (newline != std::string::npos) return text.substr(0, newline + 1);
+  size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  return text.substr(0, cut);
+}
+
+// What the kernels printed: the text (cut), its full size, and a note when it was cut.
+void add_printf(json& out, const json& workload) {
+  if (!workload.contains("printf_output")) return;
+  const std::string text = workload.value("printf_output", "");
+  const uint64_t total = text.size() + workload.value("printf_dropped_bytes", uint64_t{0});
+  const std::string shown = leading_lines(text, kMaxPrintfShown);
+  out["printf_output"] = shown;
+  out["printf_bytes"] = total;
+  if (shown.size() < total)
+    out["printf_note"] = "printf output truncated: the first " + std::to_string(shown.size()) +
+                         " of " + std::to_string(total) +
+                         " bytes are shown; print from fewer threads (e.g. if (threadIdx.x == 0 "
+                         "&& blockIdx.x == 0)) or simulate one workload";
+}
+
 }  // namespace
 
 void PathShortener::add(std::string from, std::string to) {
@@ -149,6 +175,7 @@ json workload_summary(const json& workload, const PathShortener& shorten) {
   // The newest are the useful ones; keep the last three.
   if (diagnostics.size() > 3) diagnostics.erase(diagnostics.begin(), diagnostics.end() - 3);
   out["diagnostics"] = diagnostics;
+  add_printf(out, workload);
   out["stats"] = stats_summary(workload.value("launches", json::array()));
   return out;
 }
@@ -191,6 +218,16 @@ std::string workload_text(const json& w) {
     text << "  ... " << w["faults_total"].get<size_t>() - w["faults"].size() << " more faults\n";
   if (!passed && w["faults"].empty() && !w.contains("mismatches")) {
     for (const json& line : w["diagnostics"]) text << "  " << line.get<std::string>() << "\n";
+  }
+  if (w.contains("printf_output")) {
+    const std::string printed = w["printf_output"].get<std::string>();
+    const std::string shown = leading_lines(printed, kMaxPrintfInText);
+    const uint64_t total = w.value("printf_bytes", uint64_t{0});
+    text << "  printf (" << total << " bytes"
+         << (shown.size() < total ? ", first " + std::to_string(shown.size()) + " shown" : "")
+         << "):\n";
+    std::istringstream lines(shown);
+    for (std::string line; std::getline(lines, line);) text << "  | " << line << "\n";
   }
   const json& s = w["stats"];
   if (s.value("launches", 0) > 0) {

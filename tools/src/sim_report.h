@@ -1,7 +1,8 @@
 // The simulate tool's answer, made from kiln-sim-run's JSON report: per workload pass/fail,
-// error statistics, the first mismatches, faults with their source lines, and the simulator's
-// counts (instructions by class, bytes per memory space, bank conflicts, divergent branches),
-// as structuredContent and as compact text under 10 KB.
+// error statistics, the first mismatches, faults with their source lines, what the kernels
+// printed (device printf, cut to a few KB), and the simulator's counts (instructions by class,
+// bytes per memory space, bank conflicts, divergent branches), as structuredContent and as
+// compact text under 10 KB.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,9 @@ namespace kiln::tools {
 inline constexpr size_t kMaxListedMismatches = 5;
 inline constexpr size_t kMaxListedFaults = 5;
 inline constexpr size_t kMaxSimulateText = 9500;
+// Device printf text per workload: in structuredContent, and in the text answer.
+inline constexpr size_t kMaxPrintfShown = 4000;
+inline constexpr size_t kMaxPrintfInText = 1200;
 
 // Rewrites temporary and absolute paths in kiln-sim-run's messages into the names the agent
 // used ("worktree/candidates/a/kernel.cu" rather than "/tmp/kiln-simulate-x/kernel.cu").

@@ -199,6 +199,12 @@ json output_schema() {
         {"unwritten", {{"type", "integer"}}},
         {"faults", {{"type", "array"}, {"items", {{"type", "object"}}}}},
         {"diagnostics", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+        {"printf_output",
+         {{"type", "string"},
+          {"description", "what the kernels printed with printf, in the order the simulator ran "
+                          "the threads; the first 4000 bytes"}}},
+        {"printf_bytes", {{"type", "integer"}, {"description", "all the bytes the kernels printed"}}},
+        {"printf_note", {{"type", "string"}}},
         {"stats",
          {{"type", "object"},
           {"description", "counts from the simulator, not times"},
@@ -382,7 +388,8 @@ mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConf
       "or at small `shapes` you give (no GPU needed) and compare every output with the CPU "
       "reference: pass/fail per workload, max abs/rel error, mismatch count, first mismatching indices with expected "
       "and actual values, NaN/Inf counts. Out-of-bounds or misaligned accesses come back with "
-      "block, thread, address and the PTX and .cu line. Also returns counts from the "
+      "block, thread, address and the PTX and .cu line. Device printf output comes back per "
+      "workload (printf_output), so printf debugging works here. Also returns counts from the "
       "simulator (not times): instructions by class, bytes per memory space, shared-memory "
       "bank conflicts, divergent branches. Use it after compile succeeds and before "
       "benchmark. Takes seconds; a runaway kernel is stopped by time_limit_s.";
