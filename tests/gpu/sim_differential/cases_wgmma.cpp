@@ -5,6 +5,7 @@
 // Exact cases use small values whose products and sums are exact in f32 (bit-exact on any
 // summation order); one case uses random f16 data (within a bound).
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "harness.h"
@@ -14,7 +15,14 @@ namespace {
 
 constexpr uint32_t kBOffset = 8192;  // A at byte 0, B at byte 8192 of shared memory
 
-enum class Elem { kF16, kBF16, kTF32, kE4M3 };
+enum class Elem { kF16, kBF16, kTF32, kE4M3, kE5M2, kS8, kU8 };
+
+const char* elem_name(Elem e) {
+  static const char* names[] = {"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8"};
+  return names[static_cast<int>(e)];
+}
+
+bool is_integer(Elem e) { return e == Elem::kS8 || e == Elem::kU8; }
 
 struct Layout {
   std::string name;
@@ -35,6 +43,7 @@ uint32_t small_element(uint64_t& s, Elem e) {
   static const uint16_t bf16[] = {0xc000, 0xbf80, 0xbf00, 0x0000, 0x3f00, 0x3f80, 0x4000, 0x4040};
   static const uint32_t tf32[] = {0xc0000000, 0xbf800000, 0x00000000, 0x3f000000, 0x40400000};
   static const uint8_t e4m3[] = {0xc0, 0xbc, 0xb8, 0x00, 0x30, 0x38, 0x3c, 0x40};
+  static const uint8_t e5m2[] = {0xc0, 0xbe, 0xbc, 0x00, 0x38, 0x3c, 0x3e, 0x40};
   switch (e) {
     case Elem::kF16:
       return f16[lcg(s) % 8];
@@ -44,11 +53,18 @@ uint32_t small_element(uint64_t& s, Elem e) {
       return tf32[lcg(s) % 5];
     case Elem::kE4M3:
       return e4m3[lcg(s) % 8];
+    case Elem::kE5M2:
+      return e5m2[lcg(s) % 8];
+    case Elem::kS8:
+    case Elem::kU8:
+      return static_cast<uint32_t>(lcg(s) & 0xff);  // integer sums are exact
   }
   return 0;
 }
 
-int element_bits(Elem e) { return e == Elem::kTF32 ? 32 : e == Elem::kE4M3 ? 8 : 16; }
+int element_bits(Elem e) {
+  return e == Elem::kTF32 ? 32 : (e == Elem::kF16 || e == Elem::kBF16) ? 16 : 8;
+}
 
 std::vector<uint32_t> packed_words(size_t count, Elem e, bool random, uint64_t seed) {
   std::vector<uint32_t> words(count);
@@ -83,6 +99,8 @@ std::string register_list(const std::string& prefix, uint32_t first, uint32_t co
 
 struct WgmmaSpec {
   Elem elem = Elem::kF16;
+  std::optional<Elem> b_elem;  // when B's type differs from A's (fp8 and integer mixes)
+  bool satfinite = false;      // integer forms
   uint32_t n = 8;
   Layout a_layout = kKMajor[0], b_layout = kKMajor[0];
   bool transpose_a = false, transpose_b = false;  // MN-major (f16/bf16 only)
@@ -93,23 +111,26 @@ struct WgmmaSpec {
 };
 
 Case wgmma_case(const WgmmaSpec& w) {
-  static const char* types[] = {"f16.f16", "bf16.bf16", "tf32.tf32", "e4m3.e4m3"};
+  const Elem b_elem = w.b_elem.value_or(w.elem);
+  const bool integer = is_integer(w.elem);
   const uint32_t k = 256 / element_bits(w.elem);  // 32 bytes of K per row
-  const uint32_t acc = w.n / 2;                   // f32 accumulators per thread
+  const uint32_t acc = w.n / 2;                   // f32 or s32 accumulators per thread
   const uint32_t a_regs = w.a_in_registers ? 4 : 0;
-  const std::string shape = "m64n" + std::to_string(w.n) + "k" + std::to_string(k) + ".f32." +
-                            types[static_cast<int>(w.elem)];
+  const std::string shape = "m64n" + std::to_string(w.n) + "k" + std::to_string(k) +
+                            (w.satfinite ? ".satfinite" : "") + (integer ? ".s32." : ".f32.") +
+                            elem_name(w.elem) + "." + elem_name(b_elem);
   const bool transposable = w.elem == Elem::kF16 || w.elem == Elem::kBF16;
 
-  std::string body = "{\n  .reg .f32 %acc<" + std::to_string(acc) + ">;\n  .reg .pred %sd;\n  ";
+  std::string body = "{\n  .reg ." + std::string(integer ? "s32" : "f32") + " %acc<" +
+                     std::to_string(acc) + ">;\n  .reg .pred %sd;\n  ";
   for (uint32_t i = 0; i < acc; ++i)
     body += "mov.b32 %acc" + std::to_string(i) + ", %i" + std::to_string(a_regs + i) + ";\n  ";
   body += descriptor("%x0", 0, w.a_layout) + descriptor("%x1", kBOffset, w.b_layout);
   body += std::string("setp.") + (w.accumulate ? "eq" : "ne") + ".u32 %sd, %me, %me;\n  ";
   body += "fence.proxy.async.shared::cta;\n  bar.sync 0;\n  wgmma.fence.sync.aligned;\n  ";
   body += "wgmma.mma_async.sync.aligned." + shape + " " + register_list("%acc", 0, acc) + ", " +
-          (w.a_in_registers ? register_list("%i", 0, 4) : "%x0") + ", %x1, %sd, " +
-          std::to_string(w.scale_a) + ", 1";
+          (w.a_in_registers ? register_list("%i", 0, 4) : "%x0") + ", %x1, %sd";
+  if (!integer) body += ", " + std::to_string(w.scale_a) + ", 1";  // imm-scale-a, imm-scale-b
   if (transposable) {
     if (!w.a_in_registers) body += std::string(", ") + (w.transpose_a ? "1" : "0");
     body += std::string(", ") + (w.transpose_b ? "1" : "0");
@@ -119,12 +140,17 @@ Case wgmma_case(const WgmmaSpec& w) {
     body += "mov.b32 %o" + std::to_string(i) + ", %acc" + std::to_string(i) + ";\n  ";
   body += "}";
 
-  uint64_t seed = 0x9e3779b9ull * (w.n + 7 * static_cast<uint64_t>(w.elem) + 131 * w.a_layout.sbo);
+  uint64_t seed = 0x9e3779b9ull * (w.n + 7 * static_cast<uint64_t>(w.elem) +
+                                   17 * static_cast<uint64_t>(b_elem) + 131 * w.a_layout.sbo);
   std::vector<uint32_t> in;
   const std::vector<uint32_t> a = packed_words(128 * a_regs, w.elem, w.random, seed + 1);
   for (uint32_t t = 0; t < 128; ++t) {
     for (uint32_t r = 0; r < a_regs; ++r) in.push_back(a[t * a_regs + r]);
-    for (uint32_t i = 0; i < acc; ++i) in.push_back(small_element(seed, Elem::kTF32));
+    // C: small exact floats; for integers, values near the int32 limits so that sums wrap
+    // (or saturate with .satfinite).
+    for (uint32_t i = 0; i < acc; ++i)
+      in.push_back(integer ? static_cast<uint32_t>(0x7ffff000u + (lcg(seed) & 0x1fffu))
+                           : small_element(seed, Elem::kTF32));
   }
   std::string name = "wgmma." + shape + " A " +
                      (w.a_in_registers ? std::string("registers") : w.a_layout.name) + ", B " +
@@ -134,8 +160,11 @@ Case wgmma_case(const WgmmaSpec& w) {
   if (w.random) name += " (random)";
   // B spans N/8 eight-row groups of at most 1 KiB.
   const uint32_t smem_words = (kBOffset + std::max(8192u, w.n / 8 * 1024)) / 4;
-  Case c = fragment_case(name, body, 128, in, a_regs + acc, acc,
-                         packed_words(smem_words, w.elem, w.random, seed + 2));
+  std::vector<uint32_t> smem = packed_words(kBOffset / 4, w.elem, w.random, seed + 2);
+  const std::vector<uint32_t> b_words =
+      packed_words(smem_words - kBOffset / 4, b_elem, w.random, seed + 3);
+  smem.insert(smem.end(), b_words.begin(), b_words.end());
+  Case c = fragment_case(name, body, 128, in, a_regs + acc, acc, smem);
   if (w.random) {
     // The H200's tensor cores do not round the exact sum once: on random data its results
     // end in zero bits and differ from the exact sum by up to ~2^-22 in absolute terms
@@ -205,6 +234,22 @@ void add_wgmma_cases(std::vector<Case>& cases) {
     w.accumulate = true;
     w.scale_a = -1;
     cases.push_back(wgmma_case(w));
+  }
+  // fp8 in every mix; s8/u8 in every mix, wrapped and .satfinite (C near INT32_MAX).
+  for (auto [a, b] : {std::pair{Elem::kE5M2, Elem::kE4M3}, std::pair{Elem::kE4M3, Elem::kE5M2},
+                      std::pair{Elem::kE5M2, Elem::kE5M2}, std::pair{Elem::kS8, Elem::kS8},
+                      std::pair{Elem::kS8, Elem::kU8}, std::pair{Elem::kU8, Elem::kS8},
+                      std::pair{Elem::kU8, Elem::kU8}}) {
+    WgmmaSpec w;
+    w.elem = a;
+    w.b_elem = b;
+    w.n = 64;
+    w.a_layout = w.b_layout = kKMajor[3];
+    cases.push_back(wgmma_case(w));
+    if (is_integer(a)) {
+      w.satfinite = true;
+      cases.push_back(wgmma_case(w));
+    }
   }
   // Random f16 data: the GPU's accumulation order and precision against the simulator's.
   {

@@ -118,8 +118,8 @@ MmaShape mma_shape(uint32_t m, uint32_t k, MmaElement a, MmaElement b, MmaElemen
 }
 
 // Row and column of element `e` of A register `r` held by the lane of group g, thread t.
-void a_position(const MmaShape& s, uint32_t per_reg, uint32_t g, uint32_t t, uint32_t r,
-                uint32_t e, uint32_t& row, uint32_t& col) {
+void a_position(const MmaShape& s, uint32_t per_reg, uint32_t g, uint32_t t, uint32_t r, uint32_t e,
+                uint32_t& row, uint32_t& col) {
   row = g + 8 * (r & 1);
   if (per_reg == 1) {  // tf32
     col = t + 4 * (r >> 1);
@@ -127,17 +127,6 @@ void a_position(const MmaShape& s, uint32_t per_reg, uint32_t g, uint32_t t, uin
   } else {
     col = per_reg * t + e + (s.k / 2) * (r >> 1);
   }
-}
-
-// The accumulator as the D type stores it: f32, f16 (rounded once), or s32 wrapped or, with
-// .satfinite, clamped to the int32 range.
-uint32_t accumulator_bits(double sum, MmaElement acc, bool satfinite) {
-  if (acc == MmaElement::F16) return double_to_small(sum, kF16, 0, false);
-  if (acc != MmaElement::S32) return std::bit_cast<uint32_t>(static_cast<float>(sum));
-  // Integer products and sums are exact in a double (|sum| < 2^53).
-  int64_t v = static_cast<int64_t>(sum);
-  if (satfinite) v = std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
-  return static_cast<uint32_t>(v);
 }
 
 // mma.sync mMn8kK: ops: d[nd], a[na], b[nb], c[nd]. width = K, vec = M, mode = A element,

@@ -2,7 +2,9 @@
 // many bits one element takes in a register or in shared memory, and the exact value of one.
 #pragma once
 
+#include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstdint>
 #include <optional>
 
@@ -81,6 +83,17 @@ inline double mma_element_value(uint32_t bits, MmaElement e) {
       return static_cast<int32_t>(bits);
   }
   return 0;
+}
+
+// The accumulator as the D type stores it: f32, f16 (rounded once), or s32 wrapped or, with
+// .satfinite, clamped to the int32 range.
+inline uint32_t accumulator_bits(double sum, MmaElement acc, bool satfinite) {
+  if (acc == MmaElement::F16) return double_to_small(sum, kF16, 0, false);
+  if (acc != MmaElement::S32) return std::bit_cast<uint32_t>(static_cast<float>(sum));
+  // Integer products and sums are exact in a double (|sum| < 2^53).
+  int64_t v = static_cast<int64_t>(sum);
+  if (satfinite) v = std::clamp<int64_t>(v, INT32_MIN, INT32_MAX);
+  return static_cast<uint32_t>(v);
 }
 
 }  // namespace kiln::sim

@@ -1,5 +1,6 @@
-// Hopper warpgroup MMA: wgmma.mma_async (m64nNk16 for f16/bf16, m64nNk32 for e4m3/e5m2,
-// m64nNk8 for tf32) with A and B read from shared memory through matrix descriptors (K-major,
+// Hopper warpgroup MMA: wgmma.mma_async (m64nNk16 for f16/bf16, m64nNk32 for e4m3/e5m2 in any
+// mix and for s8/u8 in any mix with s32 accumulators, wrapped or .satfinite, m64nNk8 for tf32)
+// with A and B read from shared memory through matrix descriptors (K-major,
 // no swizzle or the 32/64/128-byte swizzles) or A from registers; wgmma.fence, commit_group and
 // wait_group. The product is computed when the instruction issues, each warp of the warpgroup
 // doing its 16 rows of the 64-row tile, so the waits have nothing left to wait for.
@@ -23,8 +24,10 @@ enum : uint8_t {
   kARegisters = 1,
   kAccumulateF16 = 2,
   kScalePredicate = 4,
-  kTransA = 8,  // A is M-major (imm-trans-a = 1)
-  kTransB = 16  // B is N-major (imm-trans-b = 1)
+  kTransA = 8,   // A is M-major (imm-trans-a = 1)
+  kTransB = 16,  // B is N-major (imm-trans-b = 1)
+  kAccumulateS32 = 32,
+  kSatfinite = 64
 };
 
 uint32_t elem_bytes(Elem e) { return mma_element_bits(e) / 8; }
@@ -95,8 +98,8 @@ bool read_matrix(Exec& x, const Inst& in, uint64_t desc, uint32_t first_row, uin
   return true;
 }
 
-// ops: d[nd], a (desc, or 4 registers), b desc, scale-d. width = K, target = N, mode = Elem,
-// imm: bit 0 negate A, bit 1 negate B.
+// ops: d[nd], a (desc, or 4 registers), b desc, scale-d. width = K, target = N, mode = A's
+// Elem | B's Elem << 4, imm: bit 0 negate A, bit 1 negate B.
 void wgmma(Exec& x, const Inst& in, uint32_t mask) {
   if (mask != 0xffffffffu) {
     x.fault(in, static_cast<uint32_t>(std::countr_zero(~mask)), "barrier_divergence", 0,
@@ -105,7 +108,7 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
   }
   const uint32_t* o = x.ops(in);
   uint32_t k = in.width, n = in.target;
-  Elem e = static_cast<Elem>(in.mode);
+  const Elem e = static_cast<Elem>(in.mode & 15), eb_elem = static_cast<Elem>(in.mode >> 4);
   bool acc16 = in.flags & kAccumulateF16;
   uint32_t nd = acc16 ? n / 4 : n / 2;
   uint32_t na = (in.flags & kARegisters) ? 4 : 1;
@@ -129,7 +132,7 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
   } else if (!read_matrix(x, in, x.reg(o[nd])[0], warp_row, 16, k, e, in.flags & kTransA, a)) {
     return;
   }
-  if (!read_matrix(x, in, x.reg(o[nd + na])[0], 0, n, k, e, in.flags & kTransB, b)) return;
+  if (!read_matrix(x, in, x.reg(o[nd + na])[0], 0, n, k, eb_elem, in.flags & kTransB, b)) return;
   bool accumulate = (in.flags & kScalePredicate) ? (x.pred_mask(o[nd + na + 1]) & 1) != 0
                                                  : x.reg(o[nd + na + 1])[0] != 0;
   double sign = ((in.imm & 1) ? -1.0 : 1.0) * ((in.imm & 2) ? -1.0 : 1.0);
@@ -156,6 +159,11 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
         } else {
           for (uint32_t c = 0; c < 2; ++c) {
             uint64_t* d = x.reg(o[4 * j + 2 * half + c]) + lane;
+            if (in.flags & kAccumulateS32) {
+              const double prev = accumulate ? static_cast<int32_t>(*d) : 0.0;
+              *d = accumulator_bits(prev + v[c], Elem::S32, in.flags & kSatfinite);
+              continue;
+            }
             double prev = accumulate ? std::bit_cast<float>(static_cast<uint32_t>(*d)) : 0.0;
             *d = std::bit_cast<uint32_t>(static_cast<float>(prev + v[c]));
           }
@@ -183,22 +191,30 @@ bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
   }
   if (m != 64 || n == 0 || n > 256 || n % 8 != 0) return false;
   std::optional<Elem> a_elem = mma_element_of(in.types[1]), b_elem = mma_element_of(in.types[2]);
-  bool floating = a_elem && *a_elem != Elem::F32 && !is_integer(*a_elem);
-  if (!floating || a_elem != b_elem) {
-    d.fail("wgmma with these input types (integer, or mixed fp8 inputs) is not supported yet");
+  if (!a_elem || !b_elem) return false;
+  const Elem ea = *a_elem, eb = *b_elem;
+  const auto fp8 = [](Elem e) { return e == Elem::E4M3 || e == Elem::E5M2; };
+  const auto int8 = [](Elem e) { return e == Elem::S8 || e == Elem::U8; };
+  // The input pairs PTX allows: f16, bf16 and tf32 with themselves, e4m3/e5m2 in any mix,
+  // s8/u8 in any mix.
+  const bool integer = int8(ea) && int8(eb);
+  if (!(integer || (fp8(ea) && fp8(eb)) ||
+        (ea == eb && (ea == Elem::F16 || ea == Elem::BF16 || ea == Elem::TF32))))
     return false;
-  }
-  Elem ea = *a_elem;
-  uint32_t expect_k = ea == Elem::E4M3 || ea == Elem::E5M2 ? 32 : ea == Elem::TF32 ? 8 : 16;
+  uint32_t expect_k = fp8(ea) || integer ? 32 : ea == Elem::TF32 ? 8 : 16;
   if (k != expect_k) return false;
   Type dt = in.types[0];
-  if (dt != Type::F32 && dt != Type::F16) return false;
+  if (integer ? dt != Type::S32 : (dt != Type::F32 && dt != Type::F16)) return false;
+  if (in.has_modifier("satfinite") && !integer) return false;
   out.width = static_cast<uint8_t>(k);
   out.target = n;
-  out.mode = static_cast<uint8_t>(ea);
+  out.mode = static_cast<uint8_t>(static_cast<uint8_t>(ea) | static_cast<uint8_t>(eb) << 4);
   if (dt == Type::F16) out.flags |= kAccumulateF16;
+  if (integer) out.flags |= kAccumulateS32;
+  if (in.has_modifier("satfinite")) out.flags |= kSatfinite;
   const auto& ops = in.operands;
-  if (ops.size() < 6 || ops[0].kind != OperandKind::Vector) return false;
+  // Integer forms end at scale-d; the others take imm-scale-a and imm-scale-b (and trans).
+  if (ops.size() < (integer ? 4u : 6u) || ops[0].kind != OperandKind::Vector) return false;
   size_t nd = dt == Type::F16 ? n / 4 : n / 2;
   if (ops[0].elements.size() != nd) return false;
   bool a_regs = ops[1].kind == OperandKind::Vector;
@@ -210,9 +226,9 @@ bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
     if (ops[i].kind != OperandKind::Immediate) return false;
     imms.push_back(ops[i].number.as_int());
   }
-  if (imms.size() < 2) return false;
-  if (imms[0] == -1) out.imm |= 1;
-  if (imms[1] == -1) out.imm |= 2;
+  if (integer ? !imms.empty() : imms.size() < 2) return false;
+  if (!integer && imms[0] == -1) out.imm |= 1;
+  if (!integer && imms[1] == -1) out.imm |= 2;
   // imm-trans-a (descriptor A only), then imm-trans-b: 16-bit inputs only.
   size_t trans_b = a_regs ? 2 : 3;
   bool sixteen_bit = ea == Elem::F16 || ea == Elem::BF16;
