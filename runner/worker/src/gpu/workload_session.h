@@ -18,6 +18,9 @@
 //   5. after timing: a perturbation check against the CPU reference again.
 // The candidate always runs before the baseline on new inputs, so no correct answer for
 // those inputs exists anywhere in device memory while the candidate runs.
+//
+// The class is defined over five files, one concept each: workload_session.cpp (buffers,
+// draws, calls), call_gates.cpp, output_checks.cpp, verify_pass.cpp and timing_pass.cpp.
 #pragma once
 
 #include <chrono>
@@ -64,8 +67,8 @@ class WorkloadSession {
                   WorkloadResult* result);
 
   // Returns false when the workload failed (the result says why).
-  bool verify_pass();
-  bool timing_pass(const StoppingLimits& limits);
+  bool verify_pass();                              // verify_pass.cpp
+  bool timing_pass(const StoppingLimits& limits);  // timing_pass.cpp
 
  private:
   struct OutputComparison {
@@ -75,30 +78,54 @@ class WorkloadSession {
     std::string error;  // harness failure
   };
 
+  // Input draws, one stream each and distinct across the passes: the verify pass's first
+  // inputs, its new values at the same addresses and at new ones; timing pair p draws
+  // kDrawTimingBase + p.
+  static constexpr uint64_t kDrawVerify = 0;
+  static constexpr uint64_t kDrawFresh = 1000001;
+  static constexpr uint64_t kDrawNewPointers = 1000002;
+  static constexpr uint64_t kDrawTimingBase = 100;
+  static constexpr int64_t kPerturbedPerInput = 64;  // elements perturb_inputs changes per input
+
+  // Buffers, inputs and calls (workload_session.cpp).
   Status allocate(bool with_baseline_sets);
   Status draw_inputs(TensorSet& inputs, uint64_t draw);
+  Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
   CallReport call(bool candidate, const TensorSet& inputs, const TensorSet& outputs, bool timed);
-  // The per-call gates; false when a gate failed (or the call was fatal).
+  std::vector<uint64_t> poison_for_call(int64_t call) const;
+  Status host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host);
+  void fail(const char* gate, const std::string& detail);
+  void progress(const std::string& message);
+  void harness_failure(const std::string& message);
+
+  // Gates (call_gates.cpp). The per-call gates; false when a gate failed (or the call was fatal).
   bool gate_call(const CallReport& report, const std::string& phase);
+  // hidden_stream_work once every call has returned; false when the candidate left work.
+  bool check_work_after_calls();
+  // Work outside the windows that ActivityAnalysis attributes to the candidate.
+  std::vector<std::string> candidate_stray_work(const std::vector<ActivityRecord>& records) const;
+  void fail_hidden_work(const std::string& where, std::vector<std::string> hidden);
+
+  // Output checks (output_checks.cpp).
   OutputComparison compare(const TensorSet& actual, const TensorSet& expected,
                            const tasks::Tolerance& tolerance, const std::vector<uint64_t>& poison);
-  Status host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host);
-  std::vector<uint64_t> poison_for_call(int64_t call) const;
   // The candidate's output against the baseline's on the same inputs; on a mismatch,
   // against earlier answers (stale -> fresh_inputs) before blaming correctness.
   bool check_against_baseline(const TensorSet& candidate, const TensorSet& baseline,
                               const std::vector<const TensorSet*>& earlier,
                               const std::vector<uint64_t>& poison, const std::string& phase,
                               const char* mismatch_gate);
+  // Inputs from `inputs` and outputs from `outputs` in one host copy, as the CPU reference
+  // takes them; false (a harness failure) when a copy fails.
+  bool host_copy_for_reference(const TensorSet& inputs, const TensorSet& outputs,
+                               tasks::HostTensors* host);
+  // result_->checked: the rows `plan` covers, of the outputs' first extent.
+  void note_checked_rows(const tasks::RowPlan& plan);
   bool reference_check(const TensorSet& inputs, const TensorSet& outputs,
                        const std::vector<uint64_t>& poison,
                        const std::vector<int64_t>& required_rows, uint64_t plan_seed,
                        const std::string& phase, const char* mismatch_gate,
                        tasks::ErrorStats* stats);
-  Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
-  void fail(const char* gate, const std::string& detail);
-  void progress(const std::string& message);
-  void harness_failure(const std::string& message);
 
   JobContext& job_;
   tasks::WorkloadLayout layout_;

@@ -1,0 +1,132 @@
+// The gates on every call (cuda_errors, the kiln_launch status, input_checksum, guard_bands,
+// hidden_stream_work) and, after the verify pass, on work the candidate left running.
+#include <chrono>
+#include <thread>
+
+#include "workload_session.h"
+
+namespace kiln::worker {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& separator = "; ") {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+const char* status_name(int status) {
+  switch (status) {
+    case KILN_ERR_BAD_ARGUMENT:
+      return "KILN_ERR_BAD_ARGUMENT";
+    case KILN_ERR_UNSUPPORTED:
+      return "KILN_ERR_UNSUPPORTED";
+    case KILN_ERR_LAUNCH:
+      return "KILN_ERR_LAUNCH";
+    default:
+      return "an unknown status";
+  }
+}
+
+}  // namespace
+
+bool WorkloadSession::gate_call(const CallReport& report, const std::string& phase) {
+  if (!report.harness_error.empty()) {
+    harness_failure(report.harness_error);
+    return false;
+  }
+  if (report.owner == "baseline") {
+    if (report.status != KILN_OK || !report.cuda_error.empty()) {
+      harness_failure("the task's baseline failed (" +
+                      (report.cuda_error.empty()
+                           ? std::string("kiln_launch returned ") + status_name(report.status)
+                           : report.cuda_error) +
+                      "); the task bundle needs fixing");
+      if (report.fatal) job_.fatal = true;
+      return false;
+    }
+    return true;
+  }
+  bool ok = true;
+  const std::string where = phase + ": ";
+  if (!report.cuda_error.empty()) {
+    fail(gate::kCudaErrors,
+         where + report.cuda_error + "; check every CUDA call and launch in the candidate");
+    if (report.fatal) {
+      job_.fatal = true;
+      job_.fatal_error.clear();  // the candidate's fault: a failed result, not a worker error
+    }
+    return false;
+  }
+  job_.gates->pass(gate::kCudaErrors);
+  if (report.status != KILN_OK) {
+    const char* gate_name =
+        report.status == KILN_ERR_LAUNCH ? gate::kCudaErrors : gate::kCorrectness;
+    fail(gate_name, where + "kiln_launch returned " + std::to_string(report.status) + " (" +
+                        status_name(report.status) +
+                        ") for a scored workload; every scored workload must be handled");
+    return false;
+  }
+  if (!report.changed_inputs.empty()) {
+    fail(gate::kInputChecksum,
+         where + "kiln_launch modified input " + join(report.changed_inputs, ", ") +
+             " (its checksum differs before and after the call); inputs are read-only");
+    ok = false;
+  } else {
+    job_.gates->pass(gate::kInputChecksum);
+  }
+  if (!report.guard_damage.empty()) {
+    fail(gate::kGuardBands,
+         where + join(report.guard_damage) + "; write only inside the output tensors");
+    ok = false;
+  } else {
+    job_.gates->pass(gate::kGuardBands);
+  }
+  std::vector<std::string> hidden = report.findings.violations;
+  for (const auto& call : ActivityAnalysis::foreign_thread_calls(report.records, job_.env.activity))
+    hidden.push_back(call);
+  for (const auto& work : candidate_stray_work(report.records)) hidden.push_back(work);
+  if (job_.env.recorder != nullptr) {
+    if (!hidden.empty()) {
+      fail_hidden_work(where, std::move(hidden));
+      ok = false;
+    } else {
+      job_.gates->pass(gate::kHiddenStreamWork);
+    }
+    for (const auto& note : report.findings.notes) job_.gates->note(gate::kHiddenStreamWork, note);
+  }
+  return ok;
+}
+
+std::vector<std::string> WorkloadSession::candidate_stray_work(
+    const std::vector<ActivityRecord>& records) const {
+  std::vector<std::string> owners;
+  const auto stray = ActivityAnalysis::stray_work(records, windows_, job_.env.activity, &owners);
+  std::vector<std::string> work;
+  for (size_t i = 0; i < stray.size(); ++i) {
+    if (owners[i] == "candidate") work.push_back(stray[i]);
+  }
+  return work;
+}
+
+void WorkloadSession::fail_hidden_work(const std::string& where, std::vector<std::string> hidden) {
+  if (hidden.size() > 4) hidden.resize(4);
+  fail(gate::kHiddenStreamWork,
+       where + join(hidden) +
+           "; enqueue all work on the stream passed to kiln_launch, from the calling thread");
+}
+
+bool WorkloadSession::check_work_after_calls() {
+  if (job_.env.recorder == nullptr) return true;
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  cudaDeviceSynchronize();
+  const std::vector<ActivityRecord> records = job_.env.recorder->drain();
+  std::vector<std::string> hidden = candidate_stray_work(records);
+  for (const auto& c : ActivityAnalysis::foreign_thread_calls(records, job_.env.activity))
+    hidden.push_back(c);
+  if (hidden.empty()) return true;
+  fail_hidden_work("after the calls: ", std::move(hidden));
+  return false;
+}
+
+}  // namespace kiln::worker

@@ -1,0 +1,160 @@
+// A candidate's outputs against the baseline's on the same inputs (every element, on the GPU,
+// under twice the task's tolerance) and against the CPU reference (all rows or a sample).
+#include "cuda_status.h"
+#include "harness_kernels.h"
+#include "kiln/tasks/numeric_codec.h"
+#include "workload_session.h"
+
+namespace kiln::worker {
+
+WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actual,
+                                                           const TensorSet& expected,
+                                                           const tasks::Tolerance& tolerance,
+                                                           const std::vector<uint64_t>& poison) {
+  OutputComparison out;
+  const cudaStream_t hs = job_.env.harness_stream;
+  size_t output_index = 0;
+  for (size_t t = 0; t < layout_.tensors.size(); ++t) {
+    const tasks::TensorLayout& tensor = layout_.tensors[t];
+    if (!tensor.is_output) continue;
+    const uint64_t pattern = output_index < poison.size() ? poison[output_index] : 0;
+    ++output_index;
+    CompareCounters counters{};
+    const GuardedBuffer* actual_buffer = actual.at(t);
+    const GuardedBuffer* expected_buffer = expected.at(t);
+    if (actual_buffer == nullptr || expected_buffer == nullptr) {
+      out.ok = false;
+      out.error = "internal: no buffer for output " + tensor.name;
+      return out;
+    }
+    const void* a = actual_buffer->data();
+    const void* e = expected_buffer->data();
+    cudaError_t err = reset_compare(job_.env.scratch->compare(), hs);
+    if (err == cudaSuccess) {
+      err = launch_compare(a, e, tensor.dtype, tensor.elements(), tolerance.atol, tolerance.rtol,
+                           pattern, job_.env.scratch->compare(), hs);
+    }
+    if (err == cudaSuccess) {
+      err = cudaMemcpyAsync(&counters, job_.env.scratch->compare(), sizeof counters,
+                            cudaMemcpyDeviceToHost, hs);
+    }
+    if (err == cudaSuccess) err = cudaStreamSynchronize(hs);
+    if (err != cudaSuccess) {
+      out.ok = false;
+      out.error = describe_cuda(err, "comparing " + tensor.name);
+      return out;
+    }
+    tasks::ErrorStats stats;
+    stats.checked = tensor.elements();
+    stats.mismatches = static_cast<int64_t>(counters.mismatches);
+    stats.nan = static_cast<int64_t>(counters.nan);
+    stats.inf = static_cast<int64_t>(counters.inf);
+    stats.poisoned = static_cast<int64_t>(counters.poisoned);
+    stats.max_abs = tasks::double_from_bits(counters.max_abs_bits);
+    stats.max_rel = tasks::double_from_bits(counters.max_rel_bits);
+    if (counters.first_mismatch != ~0ull) {
+      const auto flat = static_cast<int64_t>(counters.first_mismatch);
+      const int size = tasks::dtype_size(tensor.dtype);
+      uint64_t abits = 0;
+      uint64_t ebits = 0;
+      cudaMemcpyAsync(&abits, static_cast<const unsigned char*>(a) + flat * size, size,
+                      cudaMemcpyDeviceToHost, hs);
+      cudaMemcpyAsync(&ebits, static_cast<const unsigned char*>(e) + flat * size, size,
+                      cudaMemcpyDeviceToHost, hs);
+      cudaStreamSynchronize(hs);
+      tasks::Mismatch m;
+      m.index = tensor.index_of(flat);
+      m.expected = tasks::decode(tensor.dtype, ebits);
+      m.actual = tasks::decode(tensor.dtype, abits);
+      stats.first_mismatches.push_back(m);
+    }
+    out.bitwise += static_cast<int64_t>(counters.bitwise);
+    out.stats.merge(stats);
+  }
+  return out;
+}
+
+bool WorkloadSession::check_against_baseline(const TensorSet& candidate, const TensorSet& baseline,
+                                             const std::vector<const TensorSet*>& earlier,
+                                             const std::vector<uint64_t>& poison,
+                                             const std::string& phase, const char* mismatch_gate) {
+  OutputComparison cmp = compare(candidate, baseline, job_.baseline_tolerance, poison);
+  if (!cmp.ok) {
+    harness_failure(cmp.error);
+    return false;
+  }
+  if (cmp.stats.poisoned > 0) {
+    fail(gate::kPoisonedOutputs,
+         phase + ": " + std::to_string(cmp.stats.poisoned) + " of " +
+             std::to_string(cmp.stats.checked) +
+             " output elements were never written (they still hold the harness's poison "
+             "NaN); write every element of every output on every call");
+    return false;
+  }
+  job_.gates->pass(gate::kPoisonedOutputs);
+  if (cmp.stats.mismatches == 0) return true;
+  for (const TensorSet* old : earlier) {
+    OutputComparison stale = compare(candidate, *old, job_.baseline_tolerance, poison);
+    if (stale.ok && stale.stats.mismatches == 0) {
+      fail(gate::kFreshInputs,
+           phase +
+               ": the output is the answer for earlier inputs, not for the current ones "
+               "(results carried across calls or keyed to where the inputs live); compute "
+               "every call from the values it is given");
+      return false;
+    }
+  }
+  fail(mismatch_gate,
+       phase +
+           ": differs from the baseline's output on the same inputs by more than twice the "
+           "task's tolerance: " +
+           cmp.stats.summary());
+  return false;
+}
+
+bool WorkloadSession::host_copy_for_reference(const TensorSet& inputs, const TensorSet& outputs,
+                                              tasks::HostTensors* host) {
+  if (auto s = host_copy(inputs, false, host); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  if (auto s = host_copy(outputs, true, host); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  return true;
+}
+
+void WorkloadSession::note_checked_rows(const tasks::RowPlan& plan) {
+  int64_t rows = 0;
+  for (const auto& t : layout_.tensors) {
+    if (t.is_output) rows = t.shape[0];
+  }
+  result_->checked = plan.describe(rows);
+}
+
+bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& outputs,
+                                      const std::vector<uint64_t>& poison,
+                                      const std::vector<int64_t>& required_rows, uint64_t plan_seed,
+                                      const std::string& phase, const char* mismatch_gate,
+                                      tasks::ErrorStats* stats) {
+  tasks::HostTensors host;
+  if (!host_copy_for_reference(inputs, outputs, &host)) return false;
+  const tasks::RowPlan plan =
+      tasks::RowSampler::plan(layout_, job_.budget, plan_seed, required_rows);
+  const tasks::ReferenceCheck check(job_.reference, job_.tolerance);
+  auto run = check.run(layout_, host, plan);
+  if (!run) {
+    harness_failure(run.error().message);
+    return false;
+  }
+  *stats = check.compare(layout_, *run, host, poison);
+  note_checked_rows(plan);
+  if (!stats->passes(job_.tolerance.max_mismatch_fraction)) {
+    fail(mismatch_gate, phase + ": against the CPU reference, " + stats->summary());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace kiln::worker

@@ -1,0 +1,130 @@
+// The timing pass (workload_session.h, steps 4-5): interleaved candidate/baseline sample
+// pairs on inputs redrawn before each pair, until the stopping criterion; then one more check
+// against both references.
+#include <chrono>
+
+#include "kiln/worker/throttle_policy.h"
+#include "workload_session.h"
+
+namespace kiln::worker {
+
+namespace {
+
+constexpr int64_t kWarmupPairs = 1;  // the first timed pair only warms clocks and caches
+
+}  // namespace
+
+bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
+  progress("timing: allocating");
+  if (auto s = allocate(true); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  const StoppingCriterion criterion(limits);
+  std::vector<double> candidate_us;
+  std::vector<double> baseline_us;
+  std::vector<double> event_us;
+  int64_t discarded = 0;
+  const auto start = std::chrono::steady_clock::now();
+  StopReason reason = StopReason::kContinue;
+  int64_t pair = 1;
+  int last = 0;
+  for (;; ++pair) {
+    if (auto s = draw_inputs(inputs_, kDrawTimingBase + static_cast<uint64_t>(pair)); !s) {
+      harness_failure(s.error().message);
+      return false;
+    }
+    const int64_t call_no = job_.calls;
+    const std::string phase = "timed sample " + std::to_string(pair);
+    CallReport c = call(true, inputs_, candidate_out_, true);
+    if (!gate_call(c, phase)) return false;
+    last = static_cast<int>(pair & 1);
+    CallReport b = call(false, inputs_, baseline_out_[last], true);
+    if (!gate_call(b, "baseline")) return false;
+    std::vector<const TensorSet*> earlier;
+    if (pair > 1) earlier.push_back(&baseline_out_[last ^ 1]);
+    if (!check_against_baseline(candidate_out_, baseline_out_[last], earlier,
+                                poison_for_call(call_no), phase, gate::kCorrectness)) {
+      return false;
+    }
+    bool keep = pair > kWarmupPairs;
+    if (job_.nvml != nullptr && job_.nvml->available()) {
+      const NvmlSample sample = job_.nvml->sample();
+      for (const auto& name : ThrottlePolicy::names(sample.reasons)) {
+        if (name != "gpu_idle") job_.gpu->throttle_reasons_seen.insert(name);
+      }
+      if (ThrottlePolicy::discards(sample.reasons)) {
+        ++discarded;
+        keep = false;
+      } else if (keep && sample.ok) {
+        job_.gpu->sm_clock_mhz.push_back(sample.sm_clock_mhz);
+      }
+    }
+    if (keep) {
+      candidate_us.push_back(c.span_us);
+      baseline_us.push_back(b.span_us);
+      event_us.push_back(c.event_us);
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    reason = criterion.decide({&candidate_us, &baseline_us}, elapsed);
+    if (pair % 10 == 0) {
+      progress("timing: " + std::to_string(candidate_us.size()) + " samples, noise " +
+               std::to_string(StoppingCriterion::relative_noise(candidate_us)));
+    }
+    if (reason != StopReason::kContinue) break;
+  }
+  job_.gates->pass(gate::kCorrectness);
+  job_.gpu->samples_discarded_throttled += discarded;
+  result_->samples_discarded_throttled = discarded;
+  result_->stop_reason = stop_reason_name(reason);
+  if (candidate_us.empty()) {
+    fail(gate::kCorrectness, "no usable timing samples (all " + std::to_string(discarded) +
+                                 " were taken while the GPU was throttled); run the job again");
+    return false;
+  }
+  result_->time_us = SampleStatistics::summarize(candidate_us);
+  result_->baseline_time_us = SampleStatistics::summarize(baseline_us);
+  result_->event_time_us = SampleStatistics::summarize(event_us);
+  result_->speedup = result_->time_us->median > 0
+                         ? result_->baseline_time_us->median / result_->time_us->median
+                         : 0;
+  std::string dtype;
+  for (const auto& t : layout_.tensors) {
+    if (!t.is_output) {
+      dtype = tasks::dtype_name(t.dtype);
+      break;
+    }
+  }
+  result_->throughput = PeakTable::throughput(
+      layout_.flops, layout_.bytes, result_->time_us->median * 1e-6, dtype, job_.gpu->peak);
+
+  // After timing: a few inputs changed at the same addresses, against both references.
+  progress("timing: final check");
+  std::vector<int64_t> touched;
+  if (auto s = perturb_inputs(inputs_, 2, &touched); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  const int64_t call_no = job_.calls;
+  CallReport after = call(true, inputs_, candidate_out_, false);
+  if (!gate_call(after, "after timing")) return false;
+  CallReport after_base = call(false, inputs_, baseline_out_[last ^ 1], false);
+  if (!gate_call(after_base, "baseline")) return false;
+  const std::string phase = "after timing, with a few input values changed";
+  if (!check_against_baseline(candidate_out_, baseline_out_[last ^ 1], {&baseline_out_[last]},
+                              poison_for_call(call_no), phase, gate::kFreshInputs)) {
+    return false;
+  }
+  tasks::ErrorStats stats;
+  if (!reference_check(inputs_, candidate_out_, poison_for_call(call_no), touched,
+                       job_.seed ^ 0x5851f42d4c957f2dull ^ static_cast<uint64_t>(index_), phase,
+                       gate::kCorrectness, &stats)) {
+    return false;
+  }
+  result_->extra["after_timing_errors"] = {
+      {"max_abs", stats.max_abs}, {"max_rel", stats.max_rel}, {"mismatches", stats.mismatches}};
+  return result_->passed;
+}
+
+}  // namespace kiln::worker

@@ -1,0 +1,188 @@
+// The verify pass (workload_session.h, steps 1-3): correctness on the first inputs against
+// the baseline and the CPU reference, determinism across two runs, fresh inputs, and work left
+// after the calls.
+#include "workload_session.h"
+
+namespace kiln::worker {
+
+bool WorkloadSession::verify_pass() {
+  result_->name = layout_.workload;
+  result_->ran = true;
+  result_->passed = true;
+  progress("verify: allocating and drawing inputs");
+  if (auto s = allocate(false); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  if (auto s = draw_inputs(inputs_, kDrawVerify); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  // Two candidate runs on the same inputs (determinism), then the baseline.
+  progress("verify: first calls");
+  const int64_t first_call = job_.calls;
+  CallReport run1 = call(true, inputs_, candidate_out_, false);
+  if (!gate_call(run1, "first call")) return false;
+  tasks::HostTensors host1;
+  if (auto s = host_copy(candidate_out_, true, &host1); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  CallReport run2 = call(true, inputs_, candidate_out_, false);
+  if (!gate_call(run2, "second call")) return false;
+  CallReport base = call(false, inputs_, baseline_first_, false);
+  if (!gate_call(base, "baseline")) return false;
+  const std::vector<uint64_t> poison1 = poison_for_call(first_call);
+  const std::vector<uint64_t> poison2 = poison_for_call(first_call + 1);
+  if (!check_against_baseline(candidate_out_, baseline_first_, {}, poison2, "first inputs",
+                              gate::kCorrectness)) {
+    return false;
+  }
+
+  progress("verify: CPU reference");
+  tasks::HostTensors host2;
+  if (!host_copy_for_reference(inputs_, candidate_out_, &host2)) return false;
+  const tasks::RowPlan plan =
+      tasks::RowSampler::plan(layout_, job_.budget, job_.seed ^ static_cast<uint64_t>(index_), {});
+  const tasks::ReferenceCheck check(job_.reference, job_.tolerance);
+  auto reference = check.run(layout_, host2, plan);
+  if (!reference) {
+    harness_failure(reference.error().message);
+    return false;
+  }
+  const tasks::ErrorStats stats2 = check.compare(layout_, *reference, host2, poison2);
+  note_checked_rows(plan);
+  result_->errors = stats2;
+  if (!stats2.passes(job_.tolerance.max_mismatch_fraction)) {
+    fail(gate::kCorrectness, "against the CPU reference, " + stats2.summary());
+    return false;
+  }
+  job_.gates->pass(gate::kCorrectness);
+  {
+    // The baseline itself against the reference: a task sanity check, reported only.
+    tasks::HostTensors host_base = host2;
+    if (host_copy(baseline_first_, true, &host_base)) {
+      const tasks::ErrorStats base_stats =
+          check.compare(layout_, *reference, host_base, poison_for_call(0));
+      result_->extra["baseline_errors"] = {{"max_abs", base_stats.max_abs},
+                                           {"max_rel", base_stats.max_rel},
+                                           {"mismatches", base_stats.mismatches}};
+      if (!base_stats.passes(job_.tolerance.max_mismatch_fraction)) {
+        job_.events->log("warning", layout_.workload +
+                                        ": the baseline itself misses the task's tolerance: " +
+                                        base_stats.summary());
+      }
+    }
+  }
+
+  // Determinism: the two runs, bit for bit.
+  int64_t differing = 0;
+  int64_t total = 0;
+  for (size_t t = 0; t < layout_.tensors.size(); ++t) {
+    if (!layout_.tensors[t].is_output) continue;
+    differing += tasks::count_bitwise_differences(
+        host1[t].data(), host2[t].data(), layout_.tensors[t].dtype, layout_.tensors[t].elements());
+    total += layout_.tensors[t].elements();
+  }
+  result_->extra["determinism_bitwise_differences"] = differing;
+  if (differing == 0) {
+    job_.gates->pass(gate::kDeterminism);
+  } else {
+    tasks::HostTensors first = host2;
+    for (size_t t = 0; t < layout_.tensors.size(); ++t) {
+      if (layout_.tensors[t].is_output) first[t] = host1[t];
+    }
+    const tasks::ErrorStats stats1 = check.compare(layout_, *reference, first, poison1);
+    tasks::ErrorStats between;
+    for (size_t t = 0; t < layout_.tensors.size(); ++t) {
+      if (!layout_.tensors[t].is_output) continue;
+      between.merge(tasks::compare_host(host1[t].data(), host2[t].data(), layout_.tensors[t].dtype,
+                                        layout_.tensors[t].elements(), layout_.tensors[t].shape,
+                                        job_.baseline_tolerance, 0));
+    }
+    const std::string what = std::to_string(differing) + " of " + std::to_string(total) +
+                             " elements differ bitwise between two runs on the same inputs";
+    if (!stats1.passes(job_.tolerance.max_mismatch_fraction) || between.mismatches > 0) {
+      fail(gate::kDeterminism, what + ", beyond the tolerance (" +
+                                   (between.mismatches > 0 ? between.summary() : stats1.summary()) +
+                                   "): a race, or a read of memory nothing wrote");
+      return false;
+    }
+    job_.gates->pass(gate::kDeterminism);
+    job_.gates->note(gate::kDeterminism,
+                     layout_.workload + ": " + what +
+                         ", all within tolerance (passes; the summation order varies)");
+  }
+
+  // Fresh inputs: new values at the same addresses; a few values changed; new addresses.
+  progress("verify: fresh inputs");
+  if (auto s = draw_inputs(inputs_, kDrawFresh); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  int64_t call_no = job_.calls;
+  CallReport fresh = call(true, inputs_, candidate_out_, false);
+  if (!gate_call(fresh, "new values at the same addresses")) return false;
+  CallReport fresh_base = call(false, inputs_, baseline_out_[0], false);
+  if (!gate_call(fresh_base, "baseline")) return false;
+  if (!check_against_baseline(candidate_out_, baseline_out_[0], {&baseline_first_},
+                              poison_for_call(call_no), "new values at the same addresses",
+                              gate::kFreshInputs)) {
+    return false;
+  }
+
+  std::vector<int64_t> touched;
+  if (auto s = perturb_inputs(inputs_, 1, &touched); !s) {
+    harness_failure(s.error().message);
+    return false;
+  }
+  call_no = job_.calls;
+  CallReport perturbed = call(true, inputs_, candidate_out_, false);
+  if (!gate_call(perturbed, "a few input values changed")) return false;
+  CallReport perturbed_base = call(false, inputs_, baseline_first_, false);
+  if (!gate_call(perturbed_base, "baseline")) return false;
+  const std::string perturbed_phase = "after " + std::to_string(kPerturbedPerInput) +
+                                      " elements of each input changed at the same addresses";
+  if (!check_against_baseline(candidate_out_, baseline_first_, {&baseline_out_[0]},
+                              poison_for_call(call_no), perturbed_phase, gate::kFreshInputs)) {
+    return false;
+  }
+  tasks::ErrorStats perturbed_stats;
+  if (!reference_check(inputs_, candidate_out_, poison_for_call(call_no), touched,
+                       job_.seed ^ 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(index_),
+                       perturbed_phase, gate::kCorrectness, &perturbed_stats)) {
+    return false;
+  }
+
+  {
+    TensorSet inputs2;
+    TensorSet outputs2;
+    TensorSet base2;
+    const cudaStream_t hs = job_.env.harness_stream;
+    Status s = inputs2.allocate(layout_, true, false, job_.env.guard_seed, &job_.next_band, hs);
+    if (s) s = outputs2.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
+    if (s) s = base2.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
+    if (s) s = draw_inputs(inputs2, kDrawNewPointers);
+    if (!s) {
+      harness_failure(s.error().message);
+      return false;
+    }
+    call_no = job_.calls;
+    CallReport moved = call(true, inputs2, outputs2, false);
+    if (!gate_call(moved, "new values at new addresses")) return false;
+    CallReport moved_base = call(false, inputs2, base2, false);
+    if (!gate_call(moved_base, "baseline")) return false;
+    if (!check_against_baseline(outputs2, base2, {&baseline_first_, &baseline_out_[0]},
+                                poison_for_call(call_no), "new values at new addresses",
+                                gate::kFreshInputs)) {
+      return false;
+    }
+  }
+  job_.gates->pass(gate::kFreshInputs);
+
+  // Work that shows up after everything returned (a background thread, a private stream).
+  if (!check_work_after_calls()) return false;
+  return result_->passed;
+}
+
+}  // namespace kiln::worker
