@@ -63,7 +63,8 @@ Result<Workload> parse_shape(const Task& task, std::string_view text) {
     if (workload.dims.count(dim) == 0)
       return make_error("shape \"" + std::string(text) + "\": dim " + dim + " is missing; " +
                         expected);
-    workload.name += (workload.name.empty() ? "" : "x") + std::to_string(workload.dims[dim]);
+    if (!workload.name.empty()) workload.name += 'x';
+    workload.name += std::to_string(workload.dims[dim]);
   }
   const std::string large =
       "; the CPU simulator is for small shapes, use benchmark on a GPU "
