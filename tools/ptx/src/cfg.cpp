@@ -133,12 +133,11 @@ ControlFlowGraph ControlFlowGraph::build(const Function& f) {
 
   // Reverse post-order by an iterative depth-first search from the entry.
   const auto count = static_cast<uint32_t>(cfg.blocks_.size());
-  if (count == 0) return cfg;  // never (entry and exit always exist); tells GCC -O3 so too
   cfg.rpo_index_.assign(count, kNone);
   std::vector<uint8_t> visited(count, 0);
   std::vector<std::pair<BlockId, uint32_t>> stack{{0, 0}};
   std::vector<BlockId> post;
-  visited[0] = 1;
+  visited.at(0) = 1;  // at(): GCC 12 at -O3 cannot see that entry and exit always exist
   while (!stack.empty()) {
     auto& [block, next_succ] = stack.back();
     const std::vector<BlockId>& succ = cfg.blocks_[block].successors;
