@@ -13,6 +13,7 @@
 
 #include "kiln/mcp/server.h"
 #include "kiln/tools/toolbox.h"
+#include "toolbox_fixture.h"
 #include "support/temp_dir.h"
 
 namespace kiln::tools {
@@ -78,26 +79,10 @@ std::string index_text(const json& index) {
 
 std::string with_bug(int bug) { return "#define KILN_BUG " + std::to_string(bug) + "\n" + kGemm; }
 
-class SimulateToolTest : public ::testing::Test {
+class SimulateToolTest : public NvccToolboxTest {
  protected:
-  void SetUp() override {
-    if (!KILN_TEST_HAVE_NVCC) GTEST_SKIP() << "no CUDA toolkit";
-    ToolboxConfig config;
-    config.tasks_dir = KILN_TASKS_DIR;
-    config.default_task = "fp16_gemm";
-    config.run_dir = run_dir_.path();
-    config.compile_cache_dir = cache_.path();
-    config.probe_local_gpu = false;
-    config.sim_runner = KILN_SIM_RUN;
-    ASSERT_TRUE(register_toolbox(server_, config).ok());
-  }
-  mcp::ToolResult call(const json& arguments) {
-    auto context = mcp::CallContext::detached();
-    return server_.tools().run("simulate", arguments, context);
-  }
-  testing::TempDir run_dir_;
-  testing::TempDir cache_;
-  mcp::Server server_{mcp::ServerInfo{}};
+  void configure(ToolboxConfig& config) override { config.sim_runner = KILN_SIM_RUN; }
+  mcp::ToolResult call(const json& arguments) { return call_tool("simulate", arguments); }
 };
 
 TEST_F(SimulateToolTest, Fp16GemmStarterPassesEveryWorkloadWithCountsAndProgress) {

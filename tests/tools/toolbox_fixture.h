@@ -22,8 +22,11 @@ class NvccToolboxTest : public ::testing::Test {
     config.run_dir = run_dir_.path();
     config.compile_cache_dir = cache_.path();
     config.probe_local_gpu = false;
+    configure(config);
     ASSERT_TRUE(register_toolbox(server_, config).ok());
   }
+  // What a test suite sets beyond the defaults above (e.g. the simulator's driver).
+  virtual void configure(ToolboxConfig&) {}
   mcp::ToolResult call_tool(const std::string& tool, const nlohmann::json& arguments) {
     auto context = mcp::CallContext::detached();
     return server_.tools().run(tool, arguments, context);
