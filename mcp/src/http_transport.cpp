@@ -163,7 +163,7 @@ class HttpTransport::Impl {
   }
 
   Result<int> bind() {
-    options_.guard.loopback_bind = is_loopback_host(options_.host);
+    options_.guard.loopback_bind = http::is_loopback_host(options_.host);
     if (!options_.guard.loopback_bind && !options_.guard.bearer_token) {
       return kiln::make_error("refusing to listen on " + options_.host +
                         " without a bearer token: pass --token-file FILE, or bind 127.0.0.1");
@@ -194,7 +194,7 @@ class HttpTransport::Impl {
 
  private:
   bool guard(const httplib::Request& request, httplib::Response& response) {
-    auto verdict = check_http_request(options_.guard, header(request, "Origin"), header(request, "Host"),
+    auto verdict = http::check_http_request(options_.guard, header(request, "Origin"), header(request, "Host"),
                                       header(request, "Authorization"));
     if (verdict.status == 0) return true;
     if (verdict.status == 401) response.set_header("WWW-Authenticate", "Bearer");

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "kiln/base/sha256.h"
-#include "kiln/mcp/http_guard.h"
+#include "kiln/http/request_guard.h"
 #include "kiln/runner/content_cache.h"
 #include "kiln/runner/gpu_discovery.h"
 #include "kiln/runner/job_request.h"
@@ -68,7 +68,7 @@ class RunnerServer::Impl {
   ~Impl() { stop(); }
 
   Result<int> bind() {
-    guard_.loopback_bind = mcp::is_loopback_host(options_.host);
+    guard_.loopback_bind = http::is_loopback_host(options_.host);
     guard_.bearer_token = options_.token;
     if (!guard_.loopback_bind && !options_.token)
       return make_error("refusing to listen on " + options_.host +
@@ -201,7 +201,7 @@ class RunnerServer::Impl {
 
   bool guard(const httplib::Request& request, httplib::Response& response) {
     auto verdict =
-        mcp::check_http_request(guard_, header(request, "Origin"), header(request, "Host"),
+        http::check_http_request(guard_, header(request, "Origin"), header(request, "Host"),
                                 header(request, "Authorization"));
     if (verdict.status == 0) return true;
     if (verdict.status == 401) response.set_header("WWW-Authenticate", "Bearer");
@@ -323,7 +323,7 @@ class RunnerServer::Impl {
 
   RunnerOptions options_;
   ContentCache cache_;
-  mcp::HttpGuardOptions guard_;
+  http::HttpGuardOptions guard_;
   GpuDiscovery gpu_info_;
   std::unique_ptr<JobScheduler> scheduler_;
   httplib::Server http_;

@@ -1,5 +1,5 @@
 # End to end on the real simulator: candidate code built by nvcc against libkiln_cudart_sim.so
-# (the recipe in tools/sim/runtime/README.md), loaded with dlopen, run, checked.
+# (the recipe in engines/sim/runtime/README.md), loaded with dlopen, run, checked.
 set(_kiln_simrt_lib_dir $<TARGET_FILE_DIR:kiln_cudart_sim>)
 function(_kiln_simrt_linked_candidate name source)
   add_custom_command(OUTPUT ${_kiln_simrt_out}/${name}.so

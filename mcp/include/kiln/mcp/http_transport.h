@@ -12,16 +12,16 @@
 #include <vector>
 
 #include "kiln/base/result.h"
-#include "kiln/mcp/http_guard.h"
+#include "kiln/http/request_guard.h"
 #include "kiln/mcp/recorder.h"
 #include "kiln/mcp/server.h"
 
-namespace kiln::mcp {
+namespace kiln::http {
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8765;  // 0 picks a free port
-  HttpGuardOptions guard;
+  http::HttpGuardOptions guard;
   std::size_t max_request_bytes = 4u << 20;
   std::size_t max_sessions = 256;  // the least recently used idle session is ended beyond this
   Recorder* recorder = nullptr;
@@ -46,4 +46,4 @@ class HttpTransport {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace kiln::mcp
+}  // namespace kiln::http

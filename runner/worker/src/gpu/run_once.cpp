@@ -1,4 +1,4 @@
-#include "run_once.h"
+#include "kiln/worker/run_once.h"
 
 #include <cuda_runtime_api.h>
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <vector>
 
-#include "job_runner.h"
+#include "kiln/worker/job_driver.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/worker_result.h"

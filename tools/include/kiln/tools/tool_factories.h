@@ -19,17 +19,17 @@ mcp::Tool make_search_zoo_tool(std::shared_ptr<kb::KbService> kb);
 mcp::Tool make_read_zoo_entry_tool(std::shared_ptr<kb::KbService> kb);
 mcp::Tool make_read_ptx_spec_tool(std::shared_ptr<kb::KbService> kb);
 
-// compile (tools/compiler/): nvcc on this machine, results cached by content.
+// compile (engines/compiler/): nvcc on this machine, results cached by content.
 mcp::Tool make_compile_tool(std::shared_ptr<CandidateCompiler> compiler);
 
-// The checks (tools/check/): synccheck's static engine compiles to PTX here; the gpu engine of
+// The checks (engines/check/): synccheck's static engine compiles to PTX here; the gpu engine of
 // synccheck and racecheck runs compute-sanitizer on a runner.
 mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
                               std::shared_ptr<GpuJobs> jobs);
 mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
                               std::shared_ptr<GpuJobs> jobs);
 
-// simulate (tools/sim/): kiln-sim-run in a subprocess, the candidate on the CPU simulator.
+// simulate (engines/sim/): kiln-sim-run in a subprocess, the candidate on the CPU simulator.
 struct SimulateToolConfig {
   CandidateRoots roots;                  // the run directory, plus the task bundles
   std::filesystem::path sim_runner;      // the kiln-sim-run executable

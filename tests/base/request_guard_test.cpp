@@ -1,9 +1,9 @@
-#include "kiln/mcp/http_guard.h"
+#include "kiln/http/request_guard.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace kiln::mcp {
+namespace kiln::http {
 namespace {
 
 using ::testing::HasSubstr;
@@ -153,4 +153,4 @@ TEST(TokensEqual, ComparesWholeStrings) {
 }
 
 }  // namespace
-}  // namespace kiln::mcp
+}  // namespace kiln::http

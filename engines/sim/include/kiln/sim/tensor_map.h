@@ -1,5 +1,5 @@
 // The simulator's CUtensorMap: the 128 opaque bytes that cuTensorMapEncodeTiled fills. The
-// simulated runtime (tools/sim/runtime) validates the arguments as the driver does and calls
+// simulated runtime (engines/sim/runtime) validates the arguments as the driver does and calls
 // encode_tensor_map; the simulator core decodes the bytes when cp.async.bulk.tensor names the
 // map (by its .param or global address). Field meanings follow the CUDA driver API.
 #pragma once

@@ -1,6 +1,6 @@
 // The simulated GPU: device memory, loaded PTX modules and kernel launches, all on the CPU.
-// This is the one interface between the simulator core (tools/sim/src) and the simulated CUDA
-// runtime (tools/sim/runtime) that candidate host code links against instead of libcudart.
+// This is the one interface between the simulator core (engines/sim/src) and the simulated CUDA
+// runtime (engines/sim/runtime) that candidate host code links against instead of libcudart.
 //
 // Device addresses are 64-bit numbers in a simulated global address space (never host
 // pointers); copy_to_device/copy_to_host move bytes across. Every call that can fail returns a

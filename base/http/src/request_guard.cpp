@@ -1,10 +1,10 @@
-#include "kiln/mcp/http_guard.h"
+#include "kiln/http/request_guard.h"
 
 #include <arpa/inet.h>
 
 #include <algorithm>
 
-namespace kiln::mcp {
+namespace kiln::http {
 namespace {
 
 // "localhost:8765" -> "localhost", "[::1]:80" -> "[::1]".
@@ -83,4 +83,4 @@ GuardVerdict check_http_request(const HttpGuardOptions& options, const std::opti
   return {};
 }
 
-}  // namespace kiln::mcp
+}  // namespace kiln::http

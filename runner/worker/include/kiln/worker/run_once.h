@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "job_runner.h"
+#include "kiln/worker/job_driver.h"
 
 namespace kiln::worker {
 

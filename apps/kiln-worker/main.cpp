@@ -14,10 +14,10 @@
 #include <iostream>
 #include <string>
 
-#include "job_runner.h"
+#include "kiln/worker/job_driver.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/job_spec.h"
-#include "run_once.h"
+#include "kiln/worker/run_once.h"
 
 namespace {
 

@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
   void* candidate_library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (candidate_library == nullptr)
     return fail("load_candidate", std::string("loading the candidate: ") + dlerror() +
-                                      " (build it with the recipe in tools/sim/runtime/README.md)",
+                                      " (build it with the recipe in engines/sim/runtime/README.md)",
                 progress);
   void* reference_library = dlopen(reference.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (reference_library == nullptr)

@@ -1,4 +1,4 @@
-#include "job_runner.h"
+#include "kiln/worker/job_driver.h"
 
 #include <chrono>
 #include <cstdlib>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::mcp {
+namespace kiln::http {
 
 // Origins of pages on this machine: http(s)://localhost, 127.0.0.1 or [::1], any port.
 bool is_loopback_origin(const std::string& origin);
@@ -32,4 +32,4 @@ GuardVerdict check_http_request(const HttpGuardOptions& options, const std::opti
 // Constant-time comparison, so the token cannot be guessed byte by byte from timings.
 bool tokens_equal(const std::string& a, const std::string& b);
 
-}  // namespace kiln::mcp
+}  // namespace kiln::http
