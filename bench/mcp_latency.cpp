@@ -39,7 +39,8 @@ Child spawn(const std::vector<std::string>& argv) {
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
     dup2(errors[1], 2);
-    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], errors[0], errors[1]}) close(fd);
+    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], errors[0], errors[1]})
+      close(fd);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -83,13 +84,19 @@ json round_trip(Child& child, const json& request) {
 }
 
 json initialize_request(int id) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", "initialize"},
-          {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()},
-                      {"clientInfo", {{"name", "bench"}, {"version", "1"}}}}}};
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "initialize"},
+          {"params",
+           {{"protocolVersion", "2025-11-25"},
+            {"capabilities", json::object()},
+            {"clientInfo", {{"name", "bench"}, {"version", "1"}}}}}};
 }
 
 json get_task_request(int id) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "tools/call"},
           {"params", {{"name", "get_task"}, {"arguments", json::object()}}}};
 }
 
@@ -97,8 +104,14 @@ double micros(Clock::duration d) { return std::chrono::duration<double, std::mic
 
 json stats(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))]; };
-  return {{"n", v.size()}, {"p50_us", at(0.5)}, {"p99_us", at(0.99)}, {"min_us", v.front()}, {"max_us", v.back()}};
+  auto at = [&](double q) {
+    return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+  };
+  return {{"n", v.size()},
+          {"p50_us", at(0.5)},
+          {"p99_us", at(0.99)},
+          {"min_us", v.front()},
+          {"max_us", v.back()}};
 }
 
 long rss_kib(pid_t pid) {
@@ -150,7 +163,8 @@ int main(int argc, char** argv) {
       auto t0 = Clock::now();
       json reply = round_trip(child, get_task_request(100 + i));
       times.push_back(micros(Clock::now() - t0));
-      if (reply["result"].value("isError", true)) throw std::runtime_error("get_task failed: " + reply.dump());
+      if (reply["result"].value("isError", true))
+        throw std::runtime_error("get_task failed: " + reply.dump());
     }
     report["get_task_stdio"] = stats(times);
     report["rss_idle_after_calls_kib"] = rss_kib(child.pid);
@@ -176,7 +190,8 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     for (int i = 0; i < calls; ++i) {
       auto t0 = Clock::now();
-      auto reply = client.Post("/mcp", headers, get_task_request(100 + i).dump(), "application/json");
+      auto reply =
+          client.Post("/mcp", headers, get_task_request(100 + i).dump(), "application/json");
       times.push_back(micros(Clock::now() - t0));
       if (!reply || reply->status != 200) throw std::runtime_error("HTTP get_task failed");
     }

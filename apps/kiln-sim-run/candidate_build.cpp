@@ -11,12 +11,24 @@ std::vector<std::string> CandidateBuild::command(const std::filesystem::path& so
                                                  const std::filesystem::path& output) const {
   const std::string library_dir = runtime_library.parent_path().string();
   return {nvcc.string(),
-          "-cudart", "none", "-shared", "-Xcompiler", "-fPIC",
-          "-gencode", "arch=compute_90a,code=compute_90a",
-          "--no-compress", "-lineinfo", "-std=c++17",
+          "-cudart",
+          "none",
+          "-shared",
+          "-Xcompiler",
+          "-fPIC",
+          "-gencode",
+          "arch=compute_90a,code=compute_90a",
+          "--no-compress",
+          "-lineinfo",
+          "-std=c++17",
           "-I" + abi_include.string(),
-          "-o", output.string(), source.string(),
-          "-L" + library_dir, "-lkiln_cudart_sim", "-Xlinker", "-rpath=" + library_dir};
+          "-o",
+          output.string(),
+          source.string(),
+          "-L" + library_dir,
+          "-lkiln_cudart_sim",
+          "-Xlinker",
+          "-rpath=" + library_dir};
 }
 
 Result<std::filesystem::path> CandidateBuild::build(const std::filesystem::path& source,

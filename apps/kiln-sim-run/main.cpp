@@ -2,7 +2,8 @@
 // with the CPU reference. Prints one JSON report on stdout (what the simulate tool returns).
 //
 //   kiln-sim-run --task tasks/fp16_gemm (--source kernel.cu | --candidate kernel.so)
-//                [--workload NAME]... [--dims M=256,N=256,K=256]... [--seed N] [--reference reference.so] [--build-dir DIR]
+//                [--workload NAME]... [--dims M=256,N=256,K=256]... [--seed N] [--reference
+//                reference.so] [--build-dir DIR]
 //                [--instruction-budget N] [--time-limit SECONDS] [--progress]
 //
 // The candidate's host code runs in this process, so whatever it prints goes to stderr: stdout
@@ -39,7 +40,8 @@ constexpr const char* kUsage =
     "  --instruction-budget  warp-instructions per kernel launch before it is stopped (0: none)\n"
     "  --time-limit          wall seconds per kernel launch before it is stopped\n"
     "  --progress            stdout is JSON lines: {\"event\": \"built\"}, then one\n"
-    "                        {\"event\": \"workload\", ...} per finished workload, then the report\n";
+    "                        {\"event\": \"workload\", ...} per finished workload, then the "
+    "report\n";
 
 // stdout as it was when the process started; fd 1 itself is pointed at stderr so that the
 // candidate's printf cannot corrupt the report.
@@ -82,8 +84,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> workload_names, shapes;
   uint64_t seed = 1;
   // Known before the arguments are checked, so that every line on stdout is JSON.
-  const bool progress = std::find(argv + 1, argv + argc, std::string_view("--progress")) !=
-                        argv + argc;
+  const bool progress =
+      std::find(argv + 1, argv + argc, std::string_view("--progress")) != argv + argc;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (flag == "--help" || flag == "-h") {
@@ -96,13 +98,20 @@ int main(int argc, char** argv) {
                   progress);
     const std::string value = argv[++i];
     uint64_t count = 0;
-    if (flag == "--task") task_dir = value;
-    else if (flag == "--source") source = value;
-    else if (flag == "--candidate") candidate = value;
-    else if (flag == "--workload") workload_names.push_back(value);
-    else if (flag == "--dims") shapes.push_back(value);
-    else if (flag == "--reference") reference = value;
-    else if (flag == "--build-dir") build_dir = value;
+    if (flag == "--task")
+      task_dir = value;
+    else if (flag == "--source")
+      source = value;
+    else if (flag == "--candidate")
+      candidate = value;
+    else if (flag == "--workload")
+      workload_names.push_back(value);
+    else if (flag == "--dims")
+      shapes.push_back(value);
+    else if (flag == "--reference")
+      reference = value;
+    else if (flag == "--build-dir")
+      build_dir = value;
     else if (flag == "--seed" || flag == "--instruction-budget") {
       if (!parse_count(value, count))
         return fail("arguments",
@@ -110,7 +119,8 @@ int main(int argc, char** argv) {
                     progress);
       if (flag == "--seed") seed = count;
       // Read by the simulated runtime when it creates the device, on the first CUDA call.
-      else setenv("KILN_SIM_INSTRUCTION_BUDGET", value.c_str(), 1);
+      else
+        setenv("KILN_SIM_INSTRUCTION_BUDGET", value.c_str(), 1);
     } else if (flag == "--time-limit") {
       char* end = nullptr;
       const double seconds = std::strtod(value.c_str(), &end);
@@ -178,13 +188,13 @@ int main(int argc, char** argv) {
 
   void* candidate_library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (candidate_library == nullptr)
-    return fail("load_candidate", std::string("loading the candidate: ") + dlerror() +
-                                      " (build it with the recipe in engines/sim/runtime/README.md)",
+    return fail("load_candidate",
+                std::string("loading the candidate: ") + dlerror() +
+                    " (build it with the recipe in engines/sim/runtime/README.md)",
                 progress);
   void* reference_library = dlopen(reference.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (reference_library == nullptr)
-    return fail("load_reference", std::string("loading the CPU reference: ") + dlerror(),
-                progress);
+    return fail("load_reference", std::string("loading the CPU reference: ") + dlerror(), progress);
   kiln::sim::run::WorkloadRunner runner;
   runner.task = &*task;
   runner.launch = reinterpret_cast<kiln_launch_fn>(dlsym(candidate_library, "kiln_launch"));

@@ -88,8 +88,8 @@ nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
     }
     if (cudaError_t e = cudaMemcpy(device.data[t], host[t].data(), bytes, cudaMemcpyHostToDevice);
         e != cudaSuccess)
-      return harness_error(out, "copying " + tensor.name + " to the simulated device: " +
-                                    cuda_error_text(e));
+      return harness_error(
+          out, "copying " + tensor.name + " to the simulated device: " + cuda_error_text(e));
   }
 
   cudaStream_t stream = nullptr;
@@ -108,8 +108,7 @@ nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
     out["status"] = faulted ? "fault" : "launch_error";
     std::string message = "kiln_launch returned " + std::to_string(status);
     if (synced != cudaSuccess) message += "; the stream reports " + cuda_error_text(synced);
-    if (!out["diagnostics"].empty())
-      message += "; " + out["diagnostics"].back().get<std::string>();
+    if (!out["diagnostics"].empty()) message += "; " + out["diagnostics"].back().get<std::string>();
     out["message"] = message;
     if (synced != cudaSuccess) {
       cudaDeviceReset();  // a fault breaks the context, as on a GPU; the reset frees everything
@@ -121,8 +120,8 @@ nlohmann::json WorkloadRunner::run(const tasks::Workload& workload) const {
   for (size_t t = 0; t < count; ++t) {
     const tasks::TensorLayout& tensor = layout->tensors[t];
     std::vector<unsigned char> after(static_cast<size_t>(tensor.bytes()));
-    if (cudaError_t e = cudaMemcpy(after.data(), device.data[t], after.size(),
-                                   cudaMemcpyDeviceToHost);
+    if (cudaError_t e =
+            cudaMemcpy(after.data(), device.data[t], after.size(), cudaMemcpyDeviceToHost);
         e != cudaSuccess)
       return harness_error(out, "reading " + tensor.name + " back: " + cuda_error_text(e));
     if (tensor.is_output) {

@@ -14,8 +14,8 @@
 #include <iostream>
 #include <string>
 
-#include "kiln/worker/job_driver.h"
 #include "kiln/worker/event_stream.h"
+#include "kiln/worker/job_driver.h"
 #include "kiln/worker/job_spec.h"
 #include "kiln/worker/run_once.h"
 

@@ -9,13 +9,15 @@
 namespace kiln::cli {
 
 Runner add_call_command(CLI::App& app, const GlobalOptions& global) {
-  auto* command = app.add_subcommand("call", "Call one tool and print its result (exit 1 when the result is an error)");
+  auto* command = app.add_subcommand(
+      "call", "Call one tool and print its result (exit 1 when the result is an error)");
   auto tool = std::make_shared<std::string>();
   auto arguments = std::make_shared<std::string>("{}");
   auto structured = std::make_shared<bool>(false);
   command->add_option("tool", *tool, "tool name (an unknown name lists the tools)")->required();
   command->add_option("--json", *arguments, "the arguments as a JSON object");
-  command->add_flag("--structured", *structured, "print the structured result as JSON instead of text");
+  command->add_flag("--structured", *structured,
+                    "print the structured result as JSON instead of text");
   return [&global, tool, arguments, structured]() -> int {
     auto server = make_server(global, "", false);
     if (!server) {
@@ -39,8 +41,8 @@ Runner add_call_command(CLI::App& app, const GlobalOptions& global) {
     auto send = [tty](nlohmann::json note) {
       if (note.value("method", "") != "notifications/progress") return;
       const auto& p = note["params"];
-      std::fprintf(stderr, tty ? "\r%s: %g/%g %s\033[K" : "%s: %g/%g %s\n", "progress", p.value("progress", 0.0),
-                   p.value("total", 0.0), p.value("message", "").c_str());
+      std::fprintf(stderr, tty ? "\r%s: %g/%g %s\033[K" : "%s: %g/%g %s\n", "progress",
+                   p.value("progress", 0.0), p.value("total", 0.0), p.value("message", "").c_str());
     };
     mcp::CallContext context(send, "cli", std::make_shared<std::atomic<bool>>(false),
                              std::make_shared<std::atomic<mcp::LogLevel>>(mcp::LogLevel::kInfo));
@@ -49,7 +51,8 @@ Runner add_call_command(CLI::App& app, const GlobalOptions& global) {
     if (*structured && !result.is_error) {
       std::cout << result.structured.dump(2) << "\n";
     } else {
-      (result.is_error ? std::cerr : std::cout) << result.text << (result.text.empty() || result.text.back() != '\n' ? "\n" : "");
+      (result.is_error ? std::cerr : std::cout)
+          << result.text << (result.text.empty() || result.text.back() != '\n' ? "\n" : "");
     }
     return result.is_error ? 1 : 0;
   };

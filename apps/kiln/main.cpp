@@ -7,12 +7,15 @@
 
 int main(int argc, char** argv) {
   using namespace kiln::cli;
-  CLI::App app{"kiln: a compiler harness for agents that write and optimize GPU kernels, served over MCP"};
+  CLI::App app{
+      "kiln: a compiler harness for agents that write and optimize GPU kernels, served over MCP"};
   app.set_version_flag("--version", version());
   app.require_subcommand(1);
   GlobalOptions global;
-  app.add_option("--tasks-dir", global.tasks_dir, "folder of task bundles (default: KILN_TASKS_DIR, then the bundled tasks)");
-  app.add_option("--task", global.task, "the task used when a call names none (default: fp16_gemm)");
+  app.add_option("--tasks-dir", global.tasks_dir,
+                 "folder of task bundles (default: KILN_TASKS_DIR, then the bundled tasks)");
+  app.add_option("--task", global.task,
+                 "the task used when a call names none (default: fp16_gemm)");
   app.add_option("--log-level", global.log_level, "stderr log level")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 

@@ -25,13 +25,16 @@ struct McpOptions {
 
 Result<std::pair<std::string, int>> parse_host_port(const std::string& text) {
   auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) return make_error("--http wants HOST:PORT, e.g. 127.0.0.1:8765");
+  if (colon == std::string::npos || colon == 0)
+    return make_error("--http wants HOST:PORT, e.g. 127.0.0.1:8765");
   std::string host = text.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   try {
     size_t used = 0;
     int port = std::stoi(text.substr(colon + 1), &used);
-    if (used != text.size() - colon - 1 || port < 0 || port > 65535) throw std::out_of_range("port");
+    if (used != text.size() - colon - 1 || port < 0 || port > 65535)
+      throw std::out_of_range("port");
     return std::make_pair(host, port);
   } catch (const std::exception&) {
     return make_error("--http: `" + text.substr(colon + 1) + "` is not a port (0-65535)");
@@ -57,9 +60,11 @@ int serve_http(const mcp::Server& server, const McpOptions& options, mcp::Record
       return 2;
     }
     std::string value = *token;
-    while (!value.empty() && (value.back() == '\n' || value.back() == '\r' || value.back() == ' ')) value.pop_back();
+    while (!value.empty() && (value.back() == '\n' || value.back() == '\r' || value.back() == ' '))
+      value.pop_back();
     if (value.empty()) {
-      spdlog::error("token file {} is empty; put a secret of at least 16 characters in it", options.token_file);
+      spdlog::error("token file {} is empty; put a secret of at least 16 characters in it",
+                    options.token_file);
       return 2;
     }
     http.guard.bearer_token = value;
@@ -99,16 +104,23 @@ int serve_http(const mcp::Server& server, const McpOptions& options, mcp::Record
 }  // namespace
 
 Runner add_mcp_command(CLI::App& app, const GlobalOptions& global) {
-  auto* command = app.add_subcommand("mcp", "Serve MCP: stdio by default, Streamable HTTP with --http");
+  auto* command =
+      app.add_subcommand("mcp", "Serve MCP: stdio by default, Streamable HTTP with --http");
   auto options = std::make_shared<McpOptions>();
-  command->add_option("--http", options->http, "serve Streamable HTTP at HOST:PORT/mcp (port 0 picks a free one)");
-  command->add_option("--record", options->record, "append every message in and out to FILE as JSONL");
-  command->add_option("--run-dir", options->run_dir, "the run directory (PROMPT.md, manifest.json)");
-  command->add_option("--token-file", options->token_file, "require Authorization: Bearer <contents of FILE> (HTTP)");
-  command->add_option("--allow-origin", options->allowed_origins, "an Origin allowed besides loopback pages (HTTP; repeatable)");
+  command->add_option("--http", options->http,
+                      "serve Streamable HTTP at HOST:PORT/mcp (port 0 picks a free one)");
+  command->add_option("--record", options->record,
+                      "append every message in and out to FILE as JSONL");
+  command->add_option("--run-dir", options->run_dir,
+                      "the run directory (PROMPT.md, manifest.json)");
+  command->add_option("--token-file", options->token_file,
+                      "require Authorization: Bearer <contents of FILE> (HTTP)");
+  command->add_option("--allow-origin", options->allowed_origins,
+                      "an Origin allowed besides loopback pages (HTTP; repeatable)");
   command->add_option("--max-request-bytes", options->max_request_bytes, "largest message accepted")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
-  command->add_flag("--test-tools", options->test_tools, "also offer diagnostic tools for client tests (test_wait)");
+  command->add_flag("--test-tools", options->test_tools,
+                    "also offer diagnostic tools for client tests (test_wait)");
   return [options, &global]() -> int {
     auto server = make_server(global, options->run_dir, options->test_tools);
     if (!server) {

@@ -26,18 +26,20 @@ void setup_logging(const std::string& level) {
 fs::path resolve_tasks_dir(const GlobalOptions& options) {
   if (!options.tasks_dir.empty()) return options.tasks_dir;
   if (const char* env = std::getenv("KILN_TASKS_DIR"); env && *env) return env;
-  if (fs::exists(fs::path(KILN_SOURCE_TASKS_DIR) / "fp16_gemm" / "task.json")) return KILN_SOURCE_TASKS_DIR;
+  if (fs::exists(fs::path(KILN_SOURCE_TASKS_DIR) / "fp16_gemm" / "task.json"))
+    return KILN_SOURCE_TASKS_DIR;
   std::error_code error;
   fs::path exe = fs::read_symlink("/proc/self/exe", error);
   return exe.parent_path().parent_path() / "share" / "kiln" / "tasks";
 }
 
-Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options, const fs::path& run_dir,
-                                                 bool test_tools) {
+Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options,
+                                                 const fs::path& run_dir, bool test_tools) {
   mcp::ServerInfo info;
   info.version = version();
   info.instructions =
-      "kiln is the harness for this GPU-kernel run: it owns correctness and timing. Start with get_task; "
+      "kiln is the harness for this GPU-kernel run: it owns correctness and timing. Start with "
+      "get_task; "
       "the optimize prompt has the full workflow.";
   auto server = std::make_unique<mcp::Server>(std::move(info));
   tools::ToolboxConfig config;

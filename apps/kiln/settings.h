@@ -12,8 +12,9 @@
 namespace kiln::cli {
 
 struct GlobalOptions {
-  std::string tasks_dir;  // empty: KILN_TASKS_DIR, then the source tree, then <prefix>/share/kiln/tasks
-  std::string task;       // default task name
+  std::string
+      tasks_dir;     // empty: KILN_TASKS_DIR, then the source tree, then <prefix>/share/kiln/tasks
+  std::string task;  // default task name
   std::string log_level = "info";
 };
 
@@ -25,7 +26,8 @@ void setup_logging(const std::string& level);
 std::filesystem::path resolve_tasks_dir(const GlobalOptions& options);
 
 // A server with every tool, resource and prompt registered.
-Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options, const std::filesystem::path& run_dir,
+Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options,
+                                                 const std::filesystem::path& run_dir,
                                                  bool test_tools);
 
 }  // namespace kiln::cli

@@ -4,7 +4,8 @@
 
 namespace kiln::mcp {
 
-Exchange::Exchange(const json& body, bool sse_allowed) : batch_(body.is_array()), sse_allowed_(sse_allowed) {
+Exchange::Exchange(const json& body, bool sse_allowed)
+    : batch_(body.is_array()), sse_allowed_(sse_allowed) {
   auto note = [this](const json& message) {
     if (!message.is_object()) return;
     auto method = message.find("method");

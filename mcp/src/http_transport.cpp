@@ -38,9 +38,11 @@ std::string new_session_id() {
   return id;
 }
 
-void reply_error(httplib::Response& response, int status, const std::string& message, int code = error_code::kInvalidRequest) {
+void reply_error(httplib::Response& response, int status, const std::string& message,
+                 int code = error_code::kInvalidRequest) {
   response.status = status;
-  response.set_content(make_error_response(nullptr, RpcError{code, message, nullptr}).dump(), "application/json");
+  response.set_content(make_error_response(nullptr, RpcError{code, message, nullptr}).dump(),
+                       "application/json");
 }
 
 bool is_initialize(const json& body) {
@@ -146,33 +148,38 @@ class HttpTransport::Impl {
       r.set_content("kiln opens no standalone SSE stream; POST requests to /mcp", "text/plain");
     });
     http_.set_error_handler([](const httplib::Request& q, httplib::Response& r) {
-      if (r.status == 404 && q.path != "/mcp") r.set_content("not found: kiln serves MCP at /mcp", "text/plain");
+      if (r.status == 404 && q.path != "/mcp")
+        r.set_content("not found: kiln serves MCP at /mcp", "text/plain");
       if (r.status == 413) r.set_content("request too large", "text/plain");
     });
-    http_.set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr error) {
-      std::string what = "internal error";
-      try {
-        if (error) std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        what = e.what();
-      } catch (...) {
-      }
-      spdlog::error("HTTP handler failed: {}", what);
-      reply_error(r, 500, "internal error: " + what, error_code::kInternalError);
-    });
+    http_.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& r, std::exception_ptr error) {
+          std::string what = "internal error";
+          try {
+            if (error) std::rethrow_exception(error);
+          } catch (const std::exception& e) {
+            what = e.what();
+          } catch (...) {
+          }
+          spdlog::error("HTTP handler failed: {}", what);
+          reply_error(r, 500, "internal error: " + what, error_code::kInternalError);
+        });
   }
 
   Result<int> bind() {
     options_.guard.loopback_bind = http::is_loopback_host(options_.host);
     if (!options_.guard.loopback_bind && !options_.guard.bearer_token) {
       return kiln::make_error("refusing to listen on " + options_.host +
-                        " without a bearer token: pass --token-file FILE, or bind 127.0.0.1");
+                              " without a bearer token: pass --token-file FILE, or bind 127.0.0.1");
     }
-    int port = options_.port == 0 ? http_.bind_to_any_port(options_.host.c_str())
-                                  : (http_.bind_to_port(options_.host.c_str(), options_.port) ? options_.port : -1);
+    int port =
+        options_.port == 0
+            ? http_.bind_to_any_port(options_.host.c_str())
+            : (http_.bind_to_port(options_.host.c_str(), options_.port) ? options_.port : -1);
     if (port < 0) {
-      return kiln::make_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
-                        " (in use, or not an address of this machine); pick another with --http HOST:PORT");
+      return kiln::make_error(
+          "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+          " (in use, or not an address of this machine); pick another with --http HOST:PORT");
     }
     return port;
   }
@@ -194,18 +201,22 @@ class HttpTransport::Impl {
 
  private:
   bool guard(const httplib::Request& request, httplib::Response& response) {
-    auto verdict = http::check_http_request(options_.guard, header(request, "Origin"), header(request, "Host"),
-                                      header(request, "Authorization"));
+    auto verdict =
+        http::check_http_request(options_.guard, header(request, "Origin"), header(request, "Host"),
+                                 header(request, "Authorization"));
     if (verdict.status == 0) return true;
     if (verdict.status == 401) response.set_header("WWW-Authenticate", "Bearer");
     reply_error(response, verdict.status, verdict.message);
     return false;
   }
 
-  std::shared_ptr<HttpSession> find_session(const httplib::Request& request, httplib::Response& response) {
+  std::shared_ptr<HttpSession> find_session(const httplib::Request& request,
+                                            httplib::Response& response) {
     auto id = header(request, kSessionHeader);
     if (!id) {
-      reply_error(response, 400, "missing Mcp-Session-Id header: send initialize first and echo the id it returns");
+      reply_error(
+          response, 400,
+          "missing Mcp-Session-Id header: send initialize first and echo the id it returns");
       return nullptr;
     }
     std::lock_guard lock(mutex_);
@@ -223,7 +234,8 @@ class HttpTransport::Impl {
       auto oldest = sessions_.begin();
       for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
         if (it->second->last_used() < oldest->second->last_used()) oldest = it;
-      spdlog::info("ending idle session {} (session limit {})", oldest->first, options_.max_sessions);
+      spdlog::info("ending idle session {} (session limit {})", oldest->first,
+                   options_.max_sessions);
       sessions_.erase(oldest);
     }
     auto session = std::make_shared<HttpSession>(server_, new_session_id(), options_.recorder);
@@ -235,9 +247,11 @@ class HttpTransport::Impl {
     if (!guard(request, response)) return;
     auto parsed = parse_json_text(request.body);
     if (auto* rejected = std::get_if<RejectedMessage>(&parsed)) {
-      if (options_.recorder) options_.recorder->incoming_raw(request.body, header(request, kSessionHeader).value_or(""));
+      if (options_.recorder)
+        options_.recorder->incoming_raw(request.body, header(request, kSessionHeader).value_or(""));
       response.status = 400;
-      response.set_content(make_error_response(rejected->id, rejected->error).dump(), "application/json");
+      response.set_content(make_error_response(rejected->id, rejected->error).dump(),
+                           "application/json");
       return;
     }
     const json& body = std::get<json>(parsed);
@@ -250,9 +264,12 @@ class HttpTransport::Impl {
       if (!session) return;
       if (auto version = header(request, kVersionHeader)) {
         std::string negotiated = session->session().protocol_version();
-        if (!is_supported_protocol_version(*version) || (!negotiated.empty() && *version != negotiated)) {
-          reply_error(response, 400, "unsupported MCP-Protocol-Version " + *version + "; this session speaks " +
-                                         (negotiated.empty() ? std::string(newest_protocol_version()) : negotiated));
+        if (!is_supported_protocol_version(*version) ||
+            (!negotiated.empty() && *version != negotiated)) {
+          reply_error(
+              response, 400,
+              "unsupported MCP-Protocol-Version " + *version + "; this session speaks " +
+                  (negotiated.empty() ? std::string(newest_protocol_version()) : negotiated));
           return;
         }
       }
@@ -263,17 +280,20 @@ class HttpTransport::Impl {
     bool sse_allowed = accept.empty() || accept.find("text/event-stream") != std::string::npos ||
                        accept.find("*/*") != std::string::npos;
     if (body.is_array() && !protocol_allows_batches(session->session().protocol_version())) {
-      reply_error(response, 400, "JSON-RPC batches are not part of protocol revision " +
-                                     session->session().protocol_version() + "; send each message on its own");
+      reply_error(response, 400,
+                  "JSON-RPC batches are not part of protocol revision " +
+                      session->session().protocol_version() + "; send each message on its own");
       return;
     }
     auto exchange = std::make_shared<Exchange>(body, sse_allowed);
     if (!session->deliver(body, exchange)) {
-      reply_error(response, 400, "a request id in this message is already in use by a request in flight");
+      reply_error(response, 400,
+                  "a request id in this message is already in use by a request in flight");
       return;
     }
 
-    if (is_initialize(body) && !session->session().initialized() && session->session().protocol_version().empty()) {
+    if (is_initialize(body) && !session->session().initialized() &&
+        session->session().protocol_version().empty()) {
       std::lock_guard lock(mutex_);  // initialize failed: keep no half-made session
       sessions_.erase(session->id());
     }
@@ -294,15 +314,16 @@ class HttpTransport::Impl {
     }
     response.status = 200;
     response.set_header("Cache-Control", "no-cache");
-    response.set_chunked_content_provider("text/event-stream", [exchange](size_t, httplib::DataSink& sink) {
-      json event;
-      while (exchange->next_event(event)) {
-        std::string frame = "event: message\ndata: " + event.dump() + "\n\n";
-        if (!sink.write(frame.data(), frame.size())) return false;
-      }
-      sink.done();
-      return true;
-    });
+    response.set_chunked_content_provider(
+        "text/event-stream", [exchange](size_t, httplib::DataSink& sink) {
+          json event;
+          while (exchange->next_event(event)) {
+            std::string frame = "event: message\ndata: " + event.dump() + "\n\n";
+            if (!sink.write(frame.data(), frame.size())) return false;
+          }
+          sink.done();
+          return true;
+        });
   }
 
   void remove(const httplib::Request& request, httplib::Response& response) {

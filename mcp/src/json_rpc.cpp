@@ -4,7 +4,8 @@ namespace kiln::mcp {
 namespace {
 
 RejectedMessage invalid(json id, std::string why) {
-  return RejectedMessage{std::move(id), RpcError{error_code::kInvalidRequest, std::move(why), nullptr}};
+  return RejectedMessage{std::move(id),
+                         RpcError{error_code::kInvalidRequest, std::move(why), nullptr}};
 }
 
 bool valid_id(const json& id) { return id.is_string() || id.is_number_integer(); }
@@ -14,8 +15,9 @@ bool valid_id(const json& id) { return id.is_string() || id.is_number_integer();
 std::variant<json, RejectedMessage> parse_json_text(const std::string& text) {
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) {
-    return RejectedMessage{nullptr, RpcError{error_code::kParseError,
-                                             "parse error: the message is not valid JSON", nullptr}};
+    return RejectedMessage{
+        nullptr,
+        RpcError{error_code::kParseError, "parse error: the message is not valid JSON", nullptr}};
   }
   return value;
 }
@@ -58,14 +60,18 @@ std::variant<Message, RejectedMessage> parse_message(const json& value) {
   auto error = value.find("error");
   if (id.is_null()) return invalid(nullptr, "invalid request: a response needs an \"id\"");
   if ((result == value.end()) == (error == value.end())) {
-    return invalid(id, "invalid request: a message needs \"method\", or exactly one of \"result\" and \"error\"");
+    return invalid(
+        id,
+        "invalid request: a message needs \"method\", or exactly one of \"result\" and \"error\"");
   }
   if (result != value.end()) {
     message.result = *result;
   } else {
     if (!error->is_object() || !error->contains("code") || !(*error)["code"].is_number_integer() ||
         !error->contains("message") || !(*error)["message"].is_string()) {
-      return invalid(id, "invalid request: \"error\" must be an object with integer \"code\" and string \"message\"");
+      return invalid(id,
+                     "invalid request: \"error\" must be an object with integer \"code\" and "
+                     "string \"message\"");
     }
     message.error = RpcError{(*error)["code"].get<int>(), (*error)["message"].get<std::string>(),
                              error->value("data", json(nullptr))};

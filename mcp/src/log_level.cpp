@@ -5,7 +5,7 @@
 namespace kiln::mcp {
 namespace {
 constexpr std::array<std::string_view, 8> kNames = {"debug", "info",     "notice", "warning",
-                                                     "error", "critical", "alert",  "emergency"};
+                                                    "error", "critical", "alert",  "emergency"};
 }
 
 std::optional<LogLevel> parse_log_level(std::string_view name) {

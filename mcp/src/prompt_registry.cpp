@@ -14,9 +14,12 @@ json PromptRegistry::list() const {
   for (const auto& [name, prompt] : prompts_) {
     json arguments = json::array();
     for (const auto& a : prompt.arguments)
-      arguments.push_back({{"name", a.name}, {"description", a.description}, {"required", a.required}});
-    out.push_back({{"name", prompt.name}, {"title", prompt.title},
-                   {"description", prompt.description}, {"arguments", std::move(arguments)}});
+      arguments.push_back(
+          {{"name", a.name}, {"description", a.description}, {"required", a.required}});
+    out.push_back({{"name", prompt.name},
+                   {"title", prompt.title},
+                   {"description", prompt.description},
+                   {"arguments", std::move(arguments)}});
   }
   return json{{"prompts", std::move(out)}};
 }
@@ -40,8 +43,10 @@ Result<json> PromptRegistry::get(const std::string& name, const json& arguments)
       return make_error("prompt `" + name + "` needs the argument `" + a.name + "`");
   auto text = prompt.render(values);
   if (!text) return text.error();
-  return json{{"description", prompt.description},
-              {"messages", json::array({{{"role", "user"}, {"content", {{"type", "text"}, {"text", *text}}}}})}};
+  return json{
+      {"description", prompt.description},
+      {"messages",
+       json::array({{{"role", "user"}, {"content", {{"type", "text"}, {"text", *text}}}}})}};
 }
 
 }  // namespace kiln::mcp

@@ -21,21 +21,28 @@ std::string utc_timestamp_now() {
 
 Result<std::unique_ptr<Recorder>> Recorder::open(const std::filesystem::path& path) {
   std::FILE* file = std::fopen(path.c_str(), "a");
-  if (!file) return make_error("cannot open " + path.string() + " to record the session; check the folder exists and is writable");
+  if (!file)
+    return make_error("cannot open " + path.string() +
+                      " to record the session; check the folder exists and is writable");
   return std::unique_ptr<Recorder>(new Recorder(file));
 }
 
 Recorder::~Recorder() { std::fclose(file_); }
 
-void Recorder::incoming(const nlohmann::json& message, const std::string& session) { write("in", message, session); }
+void Recorder::incoming(const nlohmann::json& message, const std::string& session) {
+  write("in", message, session);
+}
 
 void Recorder::incoming_raw(const std::string& text, const std::string& session) {
   write("in", nlohmann::json{{"raw", text}}, session);
 }
 
-void Recorder::outgoing(const nlohmann::json& message, const std::string& session) { write("out", message, session); }
+void Recorder::outgoing(const nlohmann::json& message, const std::string& session) {
+  write("out", message, session);
+}
 
-void Recorder::write(const char* direction, const nlohmann::json& message, const std::string& session) {
+void Recorder::write(const char* direction, const nlohmann::json& message,
+                     const std::string& session) {
   nlohmann::json line{{"ts", utc_timestamp_now()}, {"dir", direction}};
   if (!session.empty()) line["session"] = session;
   line["message"] = message;

@@ -4,7 +4,8 @@ namespace kiln::mcp {
 
 using json = nlohmann::json;
 
-std::optional<TemplateVariables> match_uri_template(const std::string& uri_template, const std::string& uri) {
+std::optional<TemplateVariables> match_uri_template(const std::string& uri_template,
+                                                    const std::string& uri) {
   TemplateVariables variables;
   size_t t = 0;
   size_t u = 0;
@@ -40,8 +41,11 @@ void ResourceRegistry::add(ResourceTemplate resource_template) {
 json ResourceRegistry::list() const {
   json out = json::array();
   for (const auto& r : resources_) {
-    out.push_back({{"uri", r.uri}, {"name", r.name}, {"title", r.title},
-                   {"description", r.description}, {"mimeType", r.mime_type}});
+    out.push_back({{"uri", r.uri},
+                   {"name", r.name},
+                   {"title", r.title},
+                   {"description", r.description},
+                   {"mimeType", r.mime_type}});
   }
   return json{{"resources", std::move(out)}};
 }
@@ -49,8 +53,11 @@ json ResourceRegistry::list() const {
 json ResourceRegistry::list_templates() const {
   json out = json::array();
   for (const auto& t : templates_) {
-    out.push_back({{"uriTemplate", t.uri_template}, {"name", t.name}, {"title", t.title},
-                   {"description", t.description}, {"mimeType", t.mime_type}});
+    out.push_back({{"uriTemplate", t.uri_template},
+                   {"name", t.name},
+                   {"title", t.title},
+                   {"description", t.description},
+                   {"mimeType", t.mime_type}});
   }
   return json{{"resourceTemplates", std::move(out)}};
 }
@@ -66,13 +73,17 @@ bool ResourceRegistry::knows(const std::string& uri) const {
 Result<json> ResourceRegistry::read(const std::string& uri) const {
   auto contents = [&](Result<ResourceContents> read) -> Result<json> {
     if (!read) return read.error();
-    return json{{"contents", json::array({{{"uri", uri}, {"mimeType", read->mime_type}, {"text", read->text}}})}};
+    return json{
+        {"contents",
+         json::array({{{"uri", uri}, {"mimeType", read->mime_type}, {"text", read->text}}})}};
   };
   for (const auto& r : resources_)
     if (r.uri == uri) return contents(r.read());
   for (const auto& t : templates_)
-    if (auto variables = match_uri_template(t.uri_template, uri)) return contents(t.read(*variables));
-  return make_error("unknown resource " + uri + "; call resources/list and resources/templates/list");
+    if (auto variables = match_uri_template(t.uri_template, uri))
+      return contents(t.read(*variables));
+  return make_error("unknown resource " + uri +
+                    "; call resources/list and resources/templates/list");
 }
 
 }  // namespace kiln::mcp

@@ -13,15 +13,23 @@ std::string describe(const json& value) {
   std::string shown = value.dump();
   if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
   switch (value.type()) {
-    case json::value_t::string: return "the string " + shown;
-    case json::value_t::boolean: return "the boolean " + shown;
+    case json::value_t::string:
+      return "the string " + shown;
+    case json::value_t::boolean:
+      return "the boolean " + shown;
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "the integer " + shown;
-    case json::value_t::number_float: return "the number " + shown;
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    case json::value_t::null: return "null";
-    default: return shown;
+    case json::value_t::number_unsigned:
+      return "the integer " + shown;
+    case json::value_t::number_float:
+      return "the number " + shown;
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::null:
+      return "null";
+    default:
+      return shown;
   }
 }
 
@@ -59,7 +67,8 @@ std::string child(const std::string& path, const std::string& key) {
 
 std::optional<std::string> validate(const json& schema, const json& value, const std::string& path);
 
-std::optional<std::string> check_type(const json& schema, const json& value, const std::string& path) {
+std::optional<std::string> check_type(const json& schema, const json& value,
+                                      const std::string& path) {
   auto type = schema.find("type");
   if (type == schema.end()) return std::nullopt;
   std::vector<std::string> types;
@@ -73,7 +82,8 @@ std::optional<std::string> check_type(const json& schema, const json& value, con
   return where(path) + ": expected " + expected + ", got " + describe(value);
 }
 
-std::optional<std::string> check_number(const json& schema, const json& value, const std::string& path) {
+std::optional<std::string> check_number(const json& schema, const json& value,
+                                        const std::string& path) {
   if (!value.is_number()) return std::nullopt;
   double v = value.get<double>();
   if (auto it = schema.find("minimum"); it != schema.end() && v < it->get<double>())
@@ -87,7 +97,8 @@ std::optional<std::string> check_number(const json& schema, const json& value, c
   return std::nullopt;
 }
 
-std::optional<std::string> check_string(const json& schema, const json& value, const std::string& path) {
+std::optional<std::string> check_string(const json& schema, const json& value,
+                                        const std::string& path) {
   if (!value.is_string()) return std::nullopt;
   const auto& s = value.get_ref<const std::string&>();
   // JSON Schema counts characters, not bytes: skip UTF-8 continuation bytes.
@@ -101,20 +112,24 @@ std::optional<std::string> check_string(const json& schema, const json& value, c
   if (auto it = schema.find("pattern"); it != schema.end()) {
     std::regex pattern(it->get<std::string>(), std::regex::ECMAScript);
     if (!std::regex_search(s, pattern))
-      return where(path) + ": must match the pattern " + it->get<std::string>() + ", got " + describe(value);
+      return where(path) + ": must match the pattern " + it->get<std::string>() + ", got " +
+             describe(value);
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_array(const json& schema, const json& value, const std::string& path) {
+std::optional<std::string> check_array(const json& schema, const json& value,
+                                       const std::string& path) {
   if (!value.is_array()) return std::nullopt;
   if (auto it = schema.find("minItems"); it != schema.end() && value.size() < it->get<size_t>())
     return where(path) + ": needs at least " + it->dump() + " items";
   if (auto it = schema.find("maxItems"); it != schema.end() && value.size() > it->get<size_t>())
-    return where(path) + ": allows at most " + it->dump() + " items (got " + std::to_string(value.size()) + ")";
+    return where(path) + ": allows at most " + it->dump() + " items (got " +
+           std::to_string(value.size()) + ")";
   if (auto items = schema.find("items"); items != schema.end()) {
     for (size_t i = 0; i < value.size(); ++i) {
-      if (auto error = validate(*items, value[i], path + "[" + std::to_string(i) + "]")) return error;
+      if (auto error = validate(*items, value[i], path + "[" + std::to_string(i) + "]"))
+        return error;
     }
   }
   if (schema.value("uniqueItems", false)) {
@@ -126,7 +141,8 @@ std::optional<std::string> check_array(const json& schema, const json& value, co
   return std::nullopt;
 }
 
-std::optional<std::string> check_object(const json& schema, const json& value, const std::string& path) {
+std::optional<std::string> check_object(const json& schema, const json& value,
+                                        const std::string& path) {
   if (!value.is_object()) return std::nullopt;
   const json empty = json::object();
   const json& properties = schema.contains("properties") ? schema["properties"] : empty;
@@ -135,7 +151,8 @@ std::optional<std::string> check_object(const json& schema, const json& value, c
       if (!value.contains(name.get<std::string>())) {
         std::string key = name.get<std::string>();
         std::string hint;
-        if (auto p = properties.find(key); p != properties.end() && p->contains("type") && (*p)["type"].is_string())
+        if (auto p = properties.find(key);
+            p != properties.end() && p->contains("type") && (*p)["type"].is_string())
           hint = " (" + article((*p)["type"].get<std::string>()) + ")";
         return "missing required " + where(child(path, key)) + hint;
       }
@@ -147,8 +164,10 @@ std::optional<std::string> check_object(const json& schema, const json& value, c
     if (property == properties.end()) {
       if (closed) {
         std::string known;
-        for (const auto& [name, unused] : properties.items()) known += (known.empty() ? "" : ", ") + name;
-        return "unknown " + where(child(path, key)) + "; known arguments: " + (known.empty() ? "none" : known);
+        for (const auto& [name, unused] : properties.items())
+          known += (known.empty() ? "" : ", ") + name;
+        return "unknown " + where(child(path, key)) +
+               "; known arguments: " + (known.empty() ? "none" : known);
       }
       continue;
     }
@@ -157,7 +176,8 @@ std::optional<std::string> check_object(const json& schema, const json& value, c
   return std::nullopt;
 }
 
-std::optional<std::string> validate(const json& schema, const json& value, const std::string& path) {
+std::optional<std::string> validate(const json& schema, const json& value,
+                                    const std::string& path) {
   if (!schema.is_object()) return std::nullopt;  // `true` and `{}` accept everything
   if (auto error = check_type(schema, value, path)) return error;
   if (auto it = schema.find("enum"); it != schema.end()) {
@@ -173,10 +193,13 @@ std::optional<std::string> validate(const json& schema, const json& value, const
   return check_object(schema, value, path);
 }
 
-bool is_count(const json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0); }
+bool is_count(const json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
 
 const std::set<std::string>& type_names() {
-  static const std::set<std::string> names = {"string", "integer", "number", "boolean", "object", "array", "null"};
+  static const std::set<std::string> names = {"string", "integer", "number", "boolean",
+                                              "object", "array",   "null"};
   return names;
 }
 
@@ -186,19 +209,23 @@ std::optional<std::string> check_keyword_value(const std::string& key, const jso
     return "`" + key + "` must be " + expected;
   };
   if (key == "type") {
-    std::vector<json> types = value.is_array() ? value.get<std::vector<json>>() : std::vector<json>{value};
+    std::vector<json> types =
+        value.is_array() ? value.get<std::vector<json>>() : std::vector<json>{value};
     if (types.empty()) return wrong("a type name or a non-empty list of them");
     for (const auto& t : types)
       if (!t.is_string() || !type_names().count(t.get<std::string>()))
-        return "`type` " + t.dump() + " is not a JSON Schema type (string, integer, number, boolean, object, array, null)";
+        return "`type` " + t.dump() +
+               " is not a JSON Schema type (string, integer, number, boolean, object, array, null)";
     return std::nullopt;
   }
   if (key == "description" || key == "title" || key == "format" || key == "$schema")
     return value.is_string() ? std::nullopt : wrong("a string");
   if (key == "default" || key == "const") return std::nullopt;
   if (key == "examples") return value.is_array() ? std::nullopt : wrong("an array");
-  if (key == "enum") return value.is_array() && !value.empty() ? std::nullopt : wrong("a non-empty array");
-  if (key == "minimum" || key == "maximum" || key == "exclusiveMinimum" || key == "exclusiveMaximum")
+  if (key == "enum")
+    return value.is_array() && !value.empty() ? std::nullopt : wrong("a non-empty array");
+  if (key == "minimum" || key == "maximum" || key == "exclusiveMinimum" ||
+      key == "exclusiveMaximum")
     return value.is_number() ? std::nullopt : wrong("a number");
   if (key == "minLength" || key == "maxLength" || key == "minItems" || key == "maxItems")
     return is_count(value) ? std::nullopt : wrong("a non-negative integer");
@@ -213,7 +240,8 @@ std::optional<std::string> check_keyword_value(const std::string& key, const jso
     }
     return std::nullopt;
   }
-  if (key == "items" || key == "properties") return value.is_object() ? std::nullopt : wrong("an object");
+  if (key == "items" || key == "properties")
+    return value.is_object() ? std::nullopt : wrong("an object");
   if (key == "required") {
     if (!value.is_array()) return wrong("an array of property names");
     for (const auto& name : value)
@@ -242,14 +270,17 @@ std::optional<std::string> check_keywords(const json& schema, const std::string&
     if (auto problem = check_keyword_value(key, value)) return path + ": " + *problem;
   }
   if (depth > 0 && (schema.contains("properties") || declares_type(schema, "object")))
-    return path + ": nested objects are not allowed; a flat tool schema has primitive, enum or array properties";
+    return path +
+           ": nested objects are not allowed; a flat tool schema has primitive, enum or array "
+           "properties";
   if (auto items = schema.find("items"); items != schema.end()) {
     if (depth >= 2) return path + ": arrays of arrays are not allowed in a flat tool schema";
     if (auto error = check_keywords(*items, path + ".items", depth + 1)) return error;
   }
   if (auto properties = schema.find("properties"); properties != schema.end()) {
     for (const auto& [name, property] : properties->items())
-      if (auto error = check_keywords(property, path + ".properties." + name, depth + 1)) return error;
+      if (auto error = check_keywords(property, path + ".properties." + name, depth + 1))
+        return error;
   }
   return std::nullopt;
 }

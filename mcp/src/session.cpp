@@ -12,12 +12,15 @@ struct RpcFailure {
   RpcError error;
 };
 
-[[noreturn]] void fail(int code, std::string message) { throw RpcFailure{RpcError{code, std::move(message), nullptr}}; }
+[[noreturn]] void fail(int code, std::string message) {
+  throw RpcFailure{RpcError{code, std::move(message), nullptr}};
+}
 
 const json& object_params(const Message& message) {
   static const json kEmpty = json::object();
   if (message.params.is_null()) return kEmpty;
-  if (!message.params.is_object()) fail(error_code::kInvalidParams, "params of " + message.method + " must be an object");
+  if (!message.params.is_object())
+    fail(error_code::kInvalidParams, "params of " + message.method + " must be an object");
   return message.params;
 }
 
@@ -63,13 +66,15 @@ void Session::handle(const json& value) {
   std::string version = protocol_version();
   if (!protocol_allows_batches(version)) {
     std::string why = version.empty() ? "a batch cannot open a session: send initialize on its own"
-                                      : "JSON-RPC batches are not part of protocol revision " + version +
-                                            "; send each message on its own";
-    outbox_.respond(nullptr, make_error_response(nullptr, RpcError{error_code::kInvalidRequest, why, nullptr}));
+                                      : "JSON-RPC batches are not part of protocol revision " +
+                                            version + "; send each message on its own";
+    outbox_.respond(
+        nullptr, make_error_response(nullptr, RpcError{error_code::kInvalidRequest, why, nullptr}));
     return;
   }
   if (value.empty()) {
-    outbox_.respond(nullptr, make_error_response(nullptr, RpcError{error_code::kInvalidRequest, "empty batch", nullptr}));
+    outbox_.respond(nullptr, make_error_response(nullptr, RpcError{error_code::kInvalidRequest,
+                                                                   "empty batch", nullptr}));
     return;
   }
   for (const auto& item : value) handle_one(item);
@@ -116,9 +121,12 @@ void Session::handle_request(const Message& message) {
   {
     std::lock_guard lock(mutex_);
     if (in_flight_.count(key)) {
-      outbox_.respond(message.id, make_error_response(message.id, RpcError{error_code::kInvalidRequest,
-                                                                  "request id " + key + " is already in use by a request in flight",
-                                                                  nullptr}));
+      outbox_.respond(
+          message.id,
+          make_error_response(message.id, RpcError{error_code::kInvalidRequest,
+                                                   "request id " + key +
+                                                       " is already in use by a request in flight",
+                                                   nullptr}));
       return;
     }
     in_flight_[key] = request;
@@ -152,13 +160,19 @@ json Session::dispatch(const Message& message) {
   if (method == "initialize") return initialize(object_params(message));
   if (method == "ping") return json::object();
 
-  static const char* kKnown[] = {"tools/list", "tools/call", "resources/list", "resources/read",
-                                 "resources/templates/list", "prompts/list", "prompts/get",
+  static const char* kKnown[] = {"tools/list",
+                                 "tools/call",
+                                 "resources/list",
+                                 "resources/read",
+                                 "resources/templates/list",
+                                 "prompts/list",
+                                 "prompts/get",
                                  "logging/setLevel"};
   bool known = false;
   for (const char* m : kKnown) known = known || method == m;
   if (!known) fail(error_code::kMethodNotFound, "method not found: " + method);
-  if (!initialize_seen_) fail(error_code::kInvalidRequest, "the session is not initialized: send initialize first");
+  if (!initialize_seen_)
+    fail(error_code::kInvalidRequest, "the session is not initialized: send initialize first");
 
   const json& params = object_params(message);
   if (method == "tools/list") return server_.tools().list();
@@ -169,7 +183,8 @@ json Session::dispatch(const Message& message) {
     auto contents = server_.resources().read(uri);
     if (!contents) {
       if (!server_.resources().knows(uri)) {
-        throw RpcFailure{RpcError{error_code::kResourceNotFound, contents.error().message, json{{"uri", uri}}}};
+        throw RpcFailure{
+            RpcError{error_code::kResourceNotFound, contents.error().message, json{{"uri", uri}}}};
       }
       fail(error_code::kInternalError, contents.error().message);
     }
@@ -184,7 +199,10 @@ json Session::dispatch(const Message& message) {
   }
   if (method == "logging/setLevel") {
     auto level = parse_log_level(required_string(params, "level", method));
-    if (!level) fail(error_code::kInvalidParams, "unknown log level; use debug, info, notice, warning, error, critical, alert or emergency");
+    if (!level)
+      fail(error_code::kInvalidParams,
+           "unknown log level; use debug, info, notice, warning, error, critical, alert or "
+           "emergency");
     log_level_->store(*level);
     return json::object();
   }
@@ -192,7 +210,8 @@ json Session::dispatch(const Message& message) {
 }
 
 json Session::initialize(const json& params) {
-  if (initialize_seen_.exchange(true)) fail(error_code::kInvalidRequest, "initialize was already called in this session");
+  if (initialize_seen_.exchange(true))
+    fail(error_code::kInvalidRequest, "initialize was already called in this session");
   std::string client_version = params.value("protocolVersion", "");
   std::string version = negotiate_protocol_version(client_version);
   {
@@ -200,16 +219,18 @@ json Session::initialize(const json& params) {
     protocol_version_ = version;
   }
   const ServerInfo& info = server_.info();
-  json result{{"protocolVersion", version},
-              {"capabilities",
-               {{"tools", {{"listChanged", false}}},
-                {"resources", {{"subscribe", false}, {"listChanged", false}}},
-                {"prompts", {{"listChanged", false}}},
-                {"logging", json::object()}}},
-              {"serverInfo", {{"name", info.name}, {"title", info.title}, {"version", info.version}}}};
+  json result{
+      {"protocolVersion", version},
+      {"capabilities",
+       {{"tools", {{"listChanged", false}}},
+        {"resources", {{"subscribe", false}, {"listChanged", false}}},
+        {"prompts", {{"listChanged", false}}},
+        {"logging", json::object()}}},
+      {"serverInfo", {{"name", info.name}, {"title", info.title}, {"version", info.version}}}};
   if (!info.instructions.empty()) result["instructions"] = info.instructions;
   spdlog::info("session initialized: client {} asked for {}, answered {}",
-               params.contains("clientInfo") ? params["clientInfo"].value("name", "?") : "?", client_version, version);
+               params.contains("clientInfo") ? params["clientInfo"].value("name", "?") : "?",
+               client_version, version);
   return result;
 }
 
@@ -221,14 +242,18 @@ void Session::start_tool_call(const Message& message) {
   }
   json params = message.params.is_object() ? message.params : json::object();
   if (!params.contains("name") || !params["name"].is_string()) {
-    answer(message.id, make_error_response(message.id, RpcError{error_code::kInvalidParams, "tools/call needs a string \"name\"", nullptr}));
+    answer(message.id, make_error_response(
+                           message.id, RpcError{error_code::kInvalidParams,
+                                                "tools/call needs a string \"name\"", nullptr}));
     return;
   }
   std::string name = params["name"].get<std::string>();
   if (!server_.tools().contains(name)) {
-    answer(message.id, make_error_response(message.id, RpcError{error_code::kInvalidParams,
-                                                       "unknown tool: " + name + "; call tools/list for the tools kiln offers",
-                                                       nullptr}));
+    answer(message.id, make_error_response(
+                           message.id, RpcError{error_code::kInvalidParams,
+                                                "unknown tool: " + name +
+                                                    "; call tools/list for the tools kiln offers",
+                                                nullptr}));
     return;
   }
   json arguments = params.value("arguments", json::object());
@@ -238,11 +263,14 @@ void Session::start_tool_call(const Message& message) {
 
   reap_workers(/*wait_all=*/false);
   std::thread thread([this, id, name, arguments, token, request, done] {
-    CallContext context([this, id](json note) { outbox_.notify(note, id); }, token, request->cancelled, log_level_);
+    CallContext context([this, id](json note) { outbox_.notify(note, id); }, token,
+                        request->cancelled, log_level_);
     json result = server_.tools().call(name, arguments, context);
     // A cancelled call ends without a response; answer() ignores it when the
     // cancellation already ended it, and ends it here when shutdown cancelled it.
-    answer(id, request->cancelled->load() ? std::nullopt : std::optional<json>(make_result(id, std::move(result))));
+    answer(id, request->cancelled->load()
+                   ? std::nullopt
+                   : std::optional<json>(make_result(id, std::move(result))));
     done->store(true);
   });
   std::lock_guard lock(mutex_);

@@ -83,10 +83,12 @@ int serve_stdio(const Server& server, std::FILE* in, std::FILE* out, const Stdio
     if (status == LineReader::Status::kTooLong) {
       spdlog::warn("refused a message over {} bytes", options.max_message_bytes);
       if (options.recorder) options.recorder->incoming_raw("<message over the size limit>");
-      outbox.respond(nullptr, make_error_response(nullptr, RpcError{error_code::kInvalidRequest,
-                                                           "message too large: the limit is " +
-                                                               std::to_string(options.max_message_bytes) + " bytes",
-                                                           nullptr}));
+      outbox.respond(nullptr,
+                     make_error_response(
+                         nullptr, RpcError{error_code::kInvalidRequest,
+                                           "message too large: the limit is " +
+                                               std::to_string(options.max_message_bytes) + " bytes",
+                                           nullptr}));
       continue;
     }
     if (blank(line)) continue;

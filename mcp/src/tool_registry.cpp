@@ -25,8 +25,10 @@ Status ToolRegistry::add(Tool tool) {
   if (tool.description.empty() || tool.description.size() >= 1024)
     return make_error(who + "description must be non-empty and under 1 KB (is " +
                       std::to_string(tool.description.size()) + " bytes)");
-  if (auto problem = check_tool_schema(tool.input_schema)) return make_error(who + "input " + *problem);
-  if (!tool.output_schema.is_object() || !tool.output_schema.contains("type") || tool.output_schema["type"] != "object")
+  if (auto problem = check_tool_schema(tool.input_schema))
+    return make_error(who + "input " + *problem);
+  if (!tool.output_schema.is_object() || !tool.output_schema.contains("type") ||
+      tool.output_schema["type"] != "object")
     return make_error(who + "outputSchema must be {\"type\": \"object\", ...}");
   if (!tool.handler) return make_error(who + "has no handler");
   std::string name = tool.name;
@@ -57,9 +59,12 @@ json ToolRegistry::list() const {
   return json{{"tools", std::move(tools)}};
 }
 
-ToolResult ToolRegistry::run(const std::string& name, const json& arguments, CallContext& context) const {
+ToolResult ToolRegistry::run(const std::string& name, const json& arguments,
+                             CallContext& context) const {
   const Tool* tool = find(name);
-  if (!tool) return ToolResult::error("unknown tool `" + name + "`; call tools/list for the tools kiln offers");
+  if (!tool)
+    return ToolResult::error("unknown tool `" + name +
+                             "`; call tools/list for the tools kiln offers");
   const json args = arguments.is_null() ? json::object() : arguments;
   try {
     if (auto problem = validate_against_schema(tool->input_schema, args)) {
@@ -72,7 +77,8 @@ ToolResult ToolRegistry::run(const std::string& name, const json& arguments, Cal
   }
 }
 
-json ToolRegistry::call(const std::string& name, const json& arguments, CallContext& context) const {
+json ToolRegistry::call(const std::string& name, const json& arguments,
+                        CallContext& context) const {
   return to_call_result(run(name, arguments, context));
 }
 

@@ -202,7 +202,7 @@ class RunnerServer::Impl {
   bool guard(const httplib::Request& request, httplib::Response& response) {
     auto verdict =
         http::check_http_request(guard_, header(request, "Origin"), header(request, "Host"),
-                                header(request, "Authorization"));
+                                 header(request, "Authorization"));
     if (verdict.status == 0) return true;
     if (verdict.status == 401) response.set_header("WWW-Authenticate", "Bearer");
     spdlog::warn("runner: refused {} {} from {}: {}", request.method, request.path,

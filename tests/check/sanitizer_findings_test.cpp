@@ -39,11 +39,10 @@ TEST(SanitizerFindings, TurnsARaceIntoADataRaceFinding) {
 
 TEST(SanitizerFindings, MapsBarrierErrorsToBarrierDivergence) {
   const json tools = json::array({tool_entry(
-      "synccheck",
-      json::array({{{"kind", "Barrier error detected. Divergent thread(s) in block."},
-                    {"severity", "error"}},
-                   {{"kind", "Barrier error detected. Divergent thread(s) in warp."},
-                    {"severity", "error"}}}))});
+      "synccheck", json::array({{{"kind", "Barrier error detected. Divergent thread(s) in block."},
+                                 {"severity", "error"}},
+                                {{"kind", "Barrier error detected. Divergent thread(s) in warp."},
+                                 {"severity", "error"}}}))});
   const CheckReport r = report_from_sanitizer(tools, "synccheck");
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].kind, FindingKind::BarrierDivergence);

@@ -33,8 +33,8 @@ std::vector<std::string> kinds(const CheckReport& r) {
 using Kinds = std::vector<std::string>;
 
 TEST(StaticSynccheck, FlagsABarrierAfterAThreadDependentEarlyReturn) {
-  const CheckReport r = check(kernel(
-      "mov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 100;\n@%p1 ret;\nbar.sync 0;\nret;"));
+  const CheckReport r = check(
+      kernel("mov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 100;\n@%p1 ret;\nbar.sync 0;\nret;"));
   EXPECT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
   EXPECT_EQ(r.verdict, Verdict::Findings);
   EXPECT_NE(r.findings[0].message.find("early return"), std::string::npos);
@@ -45,8 +45,9 @@ TEST(StaticSynccheck, FlagsABarrierAfterAThreadDependentEarlyReturn) {
 TEST(StaticSynccheck, ReportsOneFindingPerSourceLineWithEveryPtxCopy) {
   // An unrolled loop: two barriers from one .cu line.
   const std::string text = std::string(ptx::testing::kHeader) +
-                           kernel(".loc 1 7 3\nmov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 100;\n"
-                                  "@%p1 ret;\n.loc 1 9 5\nbar.sync 0;\n.loc 1 9 5\nbar.sync 0;\nret;")
+                           kernel(
+                               ".loc 1 7 3\nmov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 100;\n"
+                               "@%p1 ret;\n.loc 1 9 5\nbar.sync 0;\n.loc 1 9 5\nbar.sync 0;\nret;")
                                .substr(ptx::testing::kHeader.size()) +
                            ".file 1 \"/run/kernel.cu\"\n";
   const CheckReport r = check(text);
@@ -58,16 +59,16 @@ TEST(StaticSynccheck, ReportsOneFindingPerSourceLineWithEveryPtxCopy) {
 }
 
 TEST(StaticSynccheck, AcceptsABarrierAfterAReturnOnTheBlockIndex) {
-  const CheckReport r = check(kernel(
-      "mov.u32 %r1, %ctaid.x;\nld.param.u32 %r2, [k_n];\nsetp.ge.u32 %p1, %r1, %r2;\n"
-      "@%p1 ret;\nbar.sync 0;\nret;"));
+  const CheckReport r =
+      check(kernel("mov.u32 %r1, %ctaid.x;\nld.param.u32 %r2, [k_n];\nsetp.ge.u32 %p1, %r1, %r2;\n"
+                   "@%p1 ret;\nbar.sync 0;\nret;"));
   EXPECT_EQ(r.verdict, Verdict::Clean) << listing(r);
 }
 
 TEST(StaticSynccheck, FlagsABarrierInALoopWithAThreadDependentTripCount) {
-  const CheckReport r = check(kernel(
-      "mov.u32 %r1, %tid.x;\nmov.u32 %r2, 0;\n$LOOP:\nbar.sync 0;\nadd.u32 %r2, %r2, 1;\n"
-      "setp.lt.u32 %p1, %r2, %r1;\n@%p1 bra $LOOP;\nret;"));
+  const CheckReport r = check(
+      kernel("mov.u32 %r1, %tid.x;\nmov.u32 %r2, 0;\n$LOOP:\nbar.sync 0;\nadd.u32 %r2, %r2, 1;\n"
+             "setp.lt.u32 %p1, %r2, %r1;\n@%p1 bra $LOOP;\nret;"));
   ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
   EXPECT_NE(r.findings[0].message.find("loop"), std::string::npos);
 }
@@ -85,17 +86,18 @@ TEST(StaticSynccheck, AllowsANamedBarrierWithACountUnderAWarpUniformBranch) {
 
 TEST(StaticSynccheck, LeavesNonAlignedBarriersToTheirCallers) {
   // barrier.sync without .aligned may be reached by each thread at a different instruction.
-  const CheckReport r = check(kernel(
-      "mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra $A;\nbarrier.sync 0;\n"
-      "bra.uni $DONE;\n$A:\nbarrier.sync 0;\n$DONE:\nret;"));
+  const CheckReport r =
+      check(kernel("mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra $A;\nbarrier.sync 0;\n"
+                   "bra.uni $DONE;\n$A:\nbarrier.sync 0;\n$DONE:\nret;"));
   EXPECT_EQ(r.verdict, Verdict::Clean) << listing(r);
 }
 
 TEST(StaticSynccheck, FlagsACallToABarrierFunctionUnderDivergence) {
   const std::string text = std::string(ptx::testing::kHeader) +
                            ".func sync_all()\n{\n\tbar.sync 0;\n\tret;\n}\n" +
-                           kernel("mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n"
-                                  "@%p1 bra $DONE;\ncall.uni sync_all, ();\n$DONE:\nret;")
+                           kernel(
+                               "mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n"
+                               "@%p1 bra $DONE;\ncall.uni sync_all, ();\n$DONE:\nret;")
                                .substr(ptx::testing::kHeader.size());
   EXPECT_EQ(kinds(check(text)), Kinds{"barrier_divergence"});
 }
@@ -130,9 +132,9 @@ TEST(StaticSynccheck, FlagsAnAlignedCollectiveUnderLaneDivergence) {
 }
 
 TEST(StaticSynccheck, FlagsANamedBarrierUsedWithTwoCounts) {
-  const CheckReport r = check(kernel(
-      "mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 128;\n@%p1 bra $A;\nbar.sync 1, 256;\n"
-      "bra.uni $DONE;\n$A:\nbar.arrive 1, 128;\n$DONE:\nret;"));
+  const CheckReport r = check(
+      kernel("mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 128;\n@%p1 bra $A;\nbar.sync 1, 256;\n"
+             "bra.uni $DONE;\n$A:\nbar.arrive 1, 128;\n$DONE:\nret;"));
   ASSERT_EQ(kinds(r), Kinds{"named_barrier_mismatch"}) << listing(r);
   EXPECT_NE(r.findings[0].message.find("256"), std::string::npos);
 }
@@ -156,17 +158,17 @@ std::string mbarrier_kernel(std::string_view after_init, std::string_view use) {
 }
 
 TEST(StaticSynccheck, AcceptsAnMbarrierInitializedAndPublished) {
-  const CheckReport r = check(
-      mbarrier_kernel("fence.mbarrier_init.release.cluster;\n",
-                      "bar.sync 0;\nmbarrier.arrive.shared::cta.b64 %rd1, [%r2];\n"));
+  const CheckReport r =
+      check(mbarrier_kernel("fence.mbarrier_init.release.cluster;\n",
+                            "bar.sync 0;\nmbarrier.arrive.shared::cta.b64 %rd1, [%r2];\n"));
   EXPECT_EQ(r.verdict, Verdict::Clean) << listing(r);
 }
 
 TEST(StaticSynccheck, FlagsAnMbarrierUsedWithoutInit) {
-  const CheckReport r = check(kernel(
-      ".shared .align 8 .b64 bar;\nmov.u32 %r2, bar;\n"
-      "mbarrier.arrive.shared::cta.b64 %rd1, [%r2];\n"
-      "mbarrier.test_wait.shared::cta.b64 %p1, [%r2], %rd1;\nret;"));
+  const CheckReport r =
+      check(kernel(".shared .align 8 .b64 bar;\nmov.u32 %r2, bar;\n"
+                   "mbarrier.arrive.shared::cta.b64 %rd1, [%r2];\n"
+                   "mbarrier.test_wait.shared::cta.b64 %p1, [%r2], %rd1;\nret;"));
   // Reported once, at the first use.
   EXPECT_EQ(kinds(r), Kinds{"mbarrier_uninitialized"}) << listing(r);
 }
@@ -217,8 +219,7 @@ TEST(StaticSynccheck, FlagsCpAsyncDataReadWithoutAWait) {
 }
 
 TEST(StaticSynccheck, FlagsCpAsyncDataOfOtherThreadsReadWithoutABarrier) {
-  EXPECT_EQ(kinds(check(cp_async_kernel("cp.async.wait_all;\n"))),
-            Kinds{"async_copy_unwaited"});
+  EXPECT_EQ(kinds(check(cp_async_kernel("cp.async.wait_all;\n"))), Kinds{"async_copy_unwaited"});
 }
 
 std::string wgmma_kernel(std::string_view before, std::string_view after) {
@@ -244,8 +245,9 @@ TEST(StaticSynccheck, ChecksTheWgmmaFenceCommitAndWait) {
 }
 
 TEST(StaticSynccheck, SaysIncompleteWhenACalleeHasNoBody) {
-  const std::string text = std::string(ptx::testing::kHeader) + ".extern .func helper();\n" +
-                           kernel("call.uni helper, ();\nret;").substr(ptx::testing::kHeader.size());
+  const std::string text =
+      std::string(ptx::testing::kHeader) + ".extern .func helper();\n" +
+      kernel("call.uni helper, ();\nret;").substr(ptx::testing::kHeader.size());
   const CheckReport r = check(text);
   EXPECT_EQ(r.verdict, Verdict::Incomplete) << listing(r);
   ASSERT_EQ(r.notes.size(), 1u);

@@ -17,8 +17,8 @@ namespace kiln::check {
 namespace {
 
 struct CorpusKernel {
-  std::string name;  // file name without .cu
-  std::string expect;  // "clean" or "findings"
+  std::string name;                                        // file name without .cu
+  std::string expect;                                      // "clean" or "findings"
   std::vector<std::pair<uint32_t, std::string>> expected;  // (line, kind)
 };
 
@@ -74,11 +74,10 @@ TEST_P(SyncCorpusTest, VerdictAndFindingsMatchTheFile) {
   EXPECT_EQ(report.verdict, Verdict::Findings) << listing;
   ASSERT_FALSE(k.expected.empty()) << k.name << " marks no '// expect: <kind>' line";
   for (const auto& [line, kind] : k.expected) {
-    const bool found = std::any_of(report.findings.begin(), report.findings.end(),
-                                   [&](const Finding& f) {
-                                     return f.source_line == line &&
-                                            finding_kind_name(f.kind) == kind;
-                                   });
+    const bool found =
+        std::any_of(report.findings.begin(), report.findings.end(), [&](const Finding& f) {
+          return f.source_line == line && finding_kind_name(f.kind) == kind;
+        });
     EXPECT_TRUE(found) << "expected " << kind << " at line " << line << "\n" << listing;
   }
   for (const Finding& f : report.findings) {

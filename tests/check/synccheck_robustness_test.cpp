@@ -19,11 +19,11 @@ int iterations() {
 }
 
 TEST(SynccheckRobustness, MutatedKernelsNeverCrashHangOrThrow) {
-  const std::vector<std::string> sources = {
-      ptx::testing::committed("divergent_barrier.sm80.ptx"),
-      ptx::testing::committed("cp_async.sm80.ptx"), ptx::testing::committed("wgmma.sm90a.ptx"),
-      ptx::testing::committed("tma_mbarrier.sm90a.ptx"),
-      ptx::testing::committed("features.sm90a.ptx")};
+  const std::vector<std::string> sources = {ptx::testing::committed("divergent_barrier.sm80.ptx"),
+                                            ptx::testing::committed("cp_async.sm80.ptx"),
+                                            ptx::testing::committed("wgmma.sm90a.ptx"),
+                                            ptx::testing::committed("tma_mbarrier.sm90a.ptx"),
+                                            ptx::testing::committed("features.sm90a.ptx")};
   std::vector<std::vector<ptx::testing::Span>> tokens, lines;
   for (const std::string& s : sources) {
     ASSERT_FALSE(s.empty());
@@ -51,9 +51,9 @@ TEST(SynccheckRobustness, MutatedKernelsNeverCrashHangOrThrow) {
     } catch (const std::exception& e) {
       ADD_FAILURE() << "case " << i << " threw: " << e.what() << "\n" << mutant;
     }
-    slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(
-                                          std::chrono::steady_clock::now() - t0)
-                                          .count());
+    slowest_ms = std::max(
+        slowest_ms,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (HasFailure()) break;
   }
   std::printf("synccheck robustness: %d mutants checked, %d with findings, slowest %.2f ms\n",

@@ -57,8 +57,7 @@ std::string entry_name(const ::testing::TestParamInfo<CorpusEntry>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, ZooCleanTest, ::testing::ValuesIn(correct_kernels()),
-                         entry_name);
+INSTANTIATE_TEST_SUITE_P(Corpus, ZooCleanTest, ::testing::ValuesIn(correct_kernels()), entry_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ZooCleanTest);
 
 }  // namespace

@@ -11,8 +11,7 @@ namespace kiln::zoo {
 Report::Report(const std::filesystem::path& path, std::string id) : id_(std::move(id)) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd_ < 0)
-    std::fprintf(stderr, "[zoo %s] cannot write the report file %s\n", id_.c_str(),
-                 path.c_str());
+    std::fprintf(stderr, "[zoo %s] cannot write the report file %s\n", id_.c_str(), path.c_str());
 }
 
 Report::~Report() {

@@ -11,7 +11,8 @@ TEST(ClosestNames, PrefersContainmentThenSharedWordsThenEdits) {
   EXPECT_EQ(closest_names("gemm_wgmma", names, 1), std::vector<std::string>{"gemm_wgmma_tma"});
   EXPECT_EQ(closest_names("softmx_online", names, 1), std::vector<std::string>{"softmax_online"});
   EXPECT_TRUE(closest_names("zzzzzz", names).empty());
-  EXPECT_EQ(closest_names("gemm_wrap", names, 1), std::vector<std::string>{"gemm_warp_specialized_persistent"});
+  EXPECT_EQ(closest_names("gemm_wrap", names, 1),
+            std::vector<std::string>{"gemm_warp_specialized_persistent"});
   EXPECT_EQ(closest_names("mbarrier.try_wiat", {"mbarrier.try_wait", "bar.sync"}, 2),
             std::vector<std::string>{"mbarrier.try_wait"});
 }

@@ -3,8 +3,6 @@
 // so index tests do not depend on what the real kb/ holds today.
 #pragma once
 
-#include "support/temp_dir.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,11 +13,12 @@
 #include <string>
 
 #include "kiln/kb/kb_paths.h"
+#include "support/temp_dir.h"
 
 namespace kiln::kb::testing {
 
-using kiln::testing::TempDir;
 using kiln::testing::read_text;
+using kiln::testing::TempDir;
 using kiln::testing::write_text;
 
 inline std::filesystem::path real_kb_dir() { return KILN_KB_DIR; }

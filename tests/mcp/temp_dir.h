@@ -1,8 +1,6 @@
 // The shared TempDir (tests/support) and line reading for the mcp tests.
 #pragma once
 
-#include "support/temp_dir.h"
-
 #include <stdlib.h>
 
 #include <filesystem>
@@ -11,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "support/temp_dir.h"
 
 namespace kiln::mcp::testing {
 

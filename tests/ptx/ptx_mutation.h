@@ -36,7 +36,7 @@ inline std::vector<Span> line_spans(const std::string& text) {
 }
 
 inline std::string mutate(const std::string& text, const std::vector<Span>& tokens,
-                   const std::vector<Span>& lines, std::mt19937_64& rng) {
+                          const std::vector<Span>& lines, std::mt19937_64& rng) {
   auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
   std::string out = text;
   const int rounds = 1 + static_cast<int>(pick(3));

@@ -214,22 +214,22 @@ int main(int argc, char** argv) {
     for (const std::string& tool : tools) {
       json findings = json::array();
       if (mode == "sanitize_findings") {
-        findings.push_back(
-            {{"tool", tool},
-             {"severity", "error"},
-             {"kind", tool == "racecheck" ? "Race reported between Write access"
-                                          : "Barrier error detected. Divergent thread(s) in block."},
-             {"kernel", "reduce(float*)"},
-             {"file", "kernel.cu"},
-             {"line", 7},
-             {"thread", "(3,0,0)"},
-             {"block", "(0,0,0)"},
-             {"count", 1}});
+        findings.push_back({{"tool", tool},
+                            {"severity", "error"},
+                            {"kind", tool == "racecheck"
+                                         ? "Race reported between Write access"
+                                         : "Barrier error detected. Divergent thread(s) in block."},
+                            {"kernel", "reduce(float*)"},
+                            {"file", "kernel.cu"},
+                            {"line", 7},
+                            {"thread", "(3,0,0)"},
+                            {"block", "(0,0,0)"},
+                            {"count", 1}});
         result["status"] = "failed";
         result["error"] = "compute-sanitizer " + tool + " found a problem";
       }
-      reports.push_back({{"tool", tool}, {"findings", findings},
-                         {"distinct_findings", findings.size()}});
+      reports.push_back(
+          {{"tool", tool}, {"findings", findings}, {"distinct_findings", findings.size()}});
     }
     result["sanitize"] = {{"workload", asked.value("workload", workloads.front())},
                           {"tools", reports}};

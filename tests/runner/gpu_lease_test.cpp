@@ -50,7 +50,7 @@ TEST(GpuLease, TwoRunnersSharingLocksNeverOverlapOnAGpu) {
   std::string first = a.submit(job_body("sleep", "400", {"16x4096x4096"}));
   std::string second = b.submit(job_body("sleep", "400", {"16x4096x4096"}));
   bool saw_waiting = eventually([&] {
-        for (const auto* runner : {&a, &b}) {
+    for (const auto* runner : {&a, &b}) {
       json health = runner->get("/v1/health");  // a named value: the loop below reads into it
       for (const auto& gpu : health["gpus"])
         if (gpu.value("leased_elsewhere", false)) return true;

@@ -28,8 +28,8 @@ namespace kiln::runner::testing {
 using json = nlohmann::json;
 using namespace std::chrono_literals;
 
-using kiln::testing::TempDir;
 using kiln::testing::read_text;
+using kiln::testing::TempDir;
 
 inline const tasks::Task& bundled_task() {
   static const tasks::Task task = [] {

@@ -67,7 +67,8 @@ TEST_F(BitOpsTest, SzextAndBmskFollowThePtxIsaExamples) {
 
 TEST_F(BitOpsTest, SzextAndBmskMatchTheIsaSemanticsForEveryWidth) {
   std::vector<uint64_t> a, b;
-  const uint32_t values[] = {0x0u, 0x5au, 0x80u, 0xdeadbeefu, 0x7fffffffu, 0xffffffffu, 0x12345678u};
+  const uint32_t values[] = {0x0u,        0x5au,       0x80u,      0xdeadbeefu,
+                             0x7fffffffu, 0xffffffffu, 0x12345678u};
   const uint32_t widths[] = {0, 1, 2, 7, 8, 15, 16, 31, 32, 33, 40, 63, 64, 0xffffffffu};
   for (uint32_t v : values) {
     for (uint32_t w : widths) {
@@ -82,7 +83,8 @@ TEST_F(BitOpsTest, SzextAndBmskMatchTheIsaSemanticsForEveryWidth) {
       std::vector<uint64_t> got = eval(form, 32, 32, a, b);
       for (size_t i = 0; i < a.size(); ++i) {
         uint32_t av = static_cast<uint32_t>(a[i]), bv = static_cast<uint32_t>(b[i]);
-        EXPECT_EQ(got[i], isa_szext(av, bv, clamp, is_signed)) << form << " a " << av << " b " << bv;
+        EXPECT_EQ(got[i], isa_szext(av, bv, clamp, is_signed))
+            << form << " a " << av << " b " << bv;
       }
     }
     // bmsk: a is the bit position, b the width.

@@ -66,11 +66,11 @@ TEST_F(H200RegressionTest, CvtReluOfNegativeZeroIsPositiveZero) {
   EXPECT_EQ(eval("cvt.rn.relu.bf16x2.f32 %d, %a, %b", 32, 32, {0x80000000, 0x3eb218c7},
                  {0x7f7f8000, 0x80000000}),
             (V{0x00007f80, 0x3eb20000}));
-  EXPECT_EQ(eval("cvt.rn.satfinite.relu.e4m3x2.f32 %d, %a, %b", 32, 16,
-                 {0x80000000, 0x3eb218c7}, {0x7f7f8000, 0x80000000}),
+  EXPECT_EQ(eval("cvt.rn.satfinite.relu.e4m3x2.f32 %d, %a, %b", 32, 16, {0x80000000, 0x3eb218c7},
+                 {0x7f7f8000, 0x80000000}),
             (V{0x007e, 0x2b00}));
-  EXPECT_EQ(eval("cvt.rn.satfinite.relu.e5m2x2.f32 %d, %a, %b", 32, 16,
-                 {0x80000000, 0x3eb218c7}, {0x7f7f8000, 0x80000000}),
+  EXPECT_EQ(eval("cvt.rn.satfinite.relu.e5m2x2.f32 %d, %a, %b", 32, 16, {0x80000000, 0x3eb218c7},
+                 {0x7f7f8000, 0x80000000}),
             (V{0x007b, 0x3600}));
 }
 

@@ -304,24 +304,27 @@ std::vector<uint32_t> run_mma(MatrixOpsTest& t, const std::string& instruction, 
                               const std::vector<uint32_t>& b, const std::vector<uint32_t>& c) {
   auto list = [](const char* name, uint32_t n) {
     std::string out = "{";
-    for (uint32_t i = 0; i < n; ++i) out += (i ? ", %" : "%") + std::string(name) + std::to_string(i);
+    for (uint32_t i = 0; i < n; ++i)
+      out += (i ? ", %" : "%") + std::string(name) + std::to_string(i);
     return out + "}";
   };
   auto load = [](const char* name, const char* param, uint32_t n) {
-    std::string out = "  ld.param.u64 %rd1, [" + std::string(param) + "];\n  mul.wide.u32 %rd2, %t, " +
-                      std::to_string(4 * n) + ";\n  add.s64 %rd1, %rd1, %rd2;\n";
+    std::string out = "  ld.param.u64 %rd1, [" + std::string(param) +
+                      "];\n  mul.wide.u32 %rd2, %t, " + std::to_string(4 * n) +
+                      ";\n  add.s64 %rd1, %rd1, %rd2;\n";
     for (uint32_t i = 0; i < n; ++i)
       out += "  ld.global.b32 %" + std::string(name) + std::to_string(i) + ", [%rd1+" +
              std::to_string(4 * i) + "];\n";
     return out;
   };
-  std::string body = ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{\n"
-                     "  .reg .b32 %a<4>, %b<2>, %c<4>, %d<4>, %t;\n  .reg .b64 %rd<3>;\n"
-                     "  mov.u32 %t, %tid.x;\n" +
-                     load("a", "pa", na) + load("b", "pb", nb) + load("c", "pc", nd) + "  " +
-                     instruction + " " + list("d", nd) + ", " + list("a", na) + ", " + list("b", nb) +
-                     ", " + list("c", nd) + ";\n  ld.param.u64 %rd1, [pd];\n  mul.wide.u32 %rd2, %t, " +
-                     std::to_string(4 * nd) + ";\n  add.s64 %rd1, %rd1, %rd2;\n";
+  std::string body =
+      ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)\n{\n"
+      "  .reg .b32 %a<4>, %b<2>, %c<4>, %d<4>, %t;\n  .reg .b64 %rd<3>;\n"
+      "  mov.u32 %t, %tid.x;\n" +
+      load("a", "pa", na) + load("b", "pb", nb) + load("c", "pc", nd) + "  " + instruction + " " +
+      list("d", nd) + ", " + list("a", na) + ", " + list("b", nb) + ", " + list("c", nd) +
+      ";\n  ld.param.u64 %rd1, [pd];\n  mul.wide.u32 %rd2, %t, " + std::to_string(4 * nd) +
+      ";\n  add.s64 %rd1, %rd1, %rd2;\n";
   for (uint32_t i = 0; i < nd; ++i)
     body += "  st.global.b32 [%rd1+" + std::to_string(4 * i) + "], %d" + std::to_string(i) + ";\n";
   body += "  ret;\n}\n";
@@ -440,13 +443,15 @@ void check_int8_mma(MatrixOpsTest& t, uint32_t m, uint32_t k, bool a_signed, boo
         sum += value(a[p.row][kk], a_signed) * value(b[kk][p.col], b_signed);
       int64_t expect = satfinite ? std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX)
                                  : static_cast<int32_t>(static_cast<uint32_t>(sum));
-      EXPECT_EQ(static_cast<int32_t>(got[lane * nd + i]), expect) << form << " lane " << lane
-                                                                  << " c" << i;
+      EXPECT_EQ(static_cast<int32_t>(got[lane * nd + i]), expect)
+          << form << " lane " << lane << " c" << i;
     }
   }
 }
 
-int32_t small_c(uint32_t row, uint32_t col) { return static_cast<int32_t>(row * 1000) - static_cast<int32_t>(col * 77); }
+int32_t small_c(uint32_t row, uint32_t col) {
+  return static_cast<int32_t>(row * 1000) - static_cast<int32_t>(col * 77);
+}
 // Rows 0-7 sit just below INT32_MAX (the products push them over), rows 8-15 just above
 // INT32_MIN; even columns start at the limit itself.
 int32_t edge_c(uint32_t row, uint32_t col) {

@@ -82,8 +82,8 @@ TEST(PrintfFormatTest, FormatsEachConversionAsTheCLibraryDoes) {
   const char* format = "%d|%u|%lld|%.3f|%s|%c|%e|%#X";
   PrintfResult r = run(memory, format, args);
   ASSERT_TRUE(r.ok);
-  EXPECT_EQ(r.text, c_format("%d|%u|%lld|%.3f|%s|%c|%e|%#X", i, u, ll, d, "device string", 'z',
-                             d, u));
+  EXPECT_EQ(r.text,
+            c_format("%d|%u|%lld|%.3f|%s|%c|%e|%#X", i, u, ll, d, "device string", 'z', d, u));
   EXPECT_EQ(r.value, 8);  // CUDA's printf returns the number of arguments
 }
 

@@ -53,8 +53,7 @@ TEST_F(PrintfOpsTest, FormatsIntsLongsFloatsStringsAndWidths) {
       c_format("%%literal %s and %s|%-6s|%8s|%.2s", "a constant", s.c_str(), "ab", s.c_str(),
                s.c_str()) +
       "no arguments\n" +
-      c_format("%*d|%-*d|%hd|%p\n", 6, i, 6, i, static_cast<short>(i),
-               static_cast<void*>(nullptr));
+      c_format("%*d|%-*d|%hd|%p\n", 6, i, 6, i, static_cast<short>(i), static_cast<void*>(nullptr));
   EXPECT_EQ(r.printf_output, expect);
   EXPECT_EQ(r.printf_dropped_bytes, 0u);
   // CUDA's printf returns the number of arguments after the format.

@@ -1,8 +1,6 @@
 // A private copy of a bundled task in a temporary folder, for tests that break it.
 #pragma once
 
-#include "support/temp_dir.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,10 +10,12 @@
 #include <sstream>
 #include <string>
 
+#include "support/temp_dir.h"
+
 namespace kiln::tasks::testing {
 
-using kiln::testing::TempDir;
 using kiln::testing::read_text;
+using kiln::testing::TempDir;
 using kiln::testing::write_text;
 
 inline std::filesystem::path bundled_tasks_dir() { return KILN_TASKS_DIR; }

@@ -14,8 +14,8 @@ class CheckToolsTest : public ToolTest {};
 
 TEST_F(CheckToolsTest, SynccheckGpuEngineReportsSanitizerFindings) {
   start();
-  auto result = call("synccheck", {{"source", fake_source("sanitize_findings")},
-                                   {"engine", "gpu"}});
+  auto result =
+      call("synccheck", {{"source", fake_source("sanitize_findings")}, {"engine", "gpu"}});
   EXPECT_TRUE(result.is_error) << result.text;
   EXPECT_EQ(result.structured["engine"], "gpu");
   EXPECT_EQ(result.structured["verdict"], "findings");

@@ -1,4 +1,5 @@
-// get_task, kiln://task and the optimize prompt, through a server built the way `kiln mcp` builds it.
+// get_task, kiln://task and the optimize prompt, through a server built the way `kiln mcp` builds
+// it.
 #include <gtest/gtest.h>
 
 #include "kiln/mcp/server.h"

@@ -4,17 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <memory>
 #include <mutex>
 
 #include "kiln/mcp/server.h"
 #include "kiln/tools/toolbox.h"
-#include "toolbox_fixture.h"
 #include "support/temp_dir.h"
+#include "toolbox_fixture.h"
 
 namespace kiln::tools {
 namespace {
@@ -74,7 +74,8 @@ extern "C" int kiln_launch(const kiln_tensor*, int, const kiln_scalar*, int, cud
 )";
 
 std::string index_text(const json& index) {
-  return "[" + std::to_string(index[0].get<int>()) + ", " + std::to_string(index[1].get<int>()) + "]";
+  return "[" + std::to_string(index[0].get<int>()) + ", " + std::to_string(index[1].get<int>()) +
+         "]";
 }
 
 std::string with_bug(int bug) { return "#define KILN_BUG " + std::to_string(bug) + "\n" + kGemm; }
@@ -107,7 +108,8 @@ TEST_F(SimulateToolTest, Fp16GemmStarterPassesEveryWorkloadWithCountsAndProgress
     EXPECT_EQ(workload["mismatches"], 0);
     const json& stats = workload["stats"];
     EXPECT_GT(stats["warp_instructions"].get<uint64_t>(), 0u);
-    EXPECT_GT(stats["lane_instructions"].get<uint64_t>(), stats["warp_instructions"].get<uint64_t>());
+    EXPECT_GT(stats["lane_instructions"].get<uint64_t>(),
+              stats["warp_instructions"].get<uint64_t>());
     EXPECT_GT(stats["by_class"]["load"].get<uint64_t>(), 0u);
     EXPECT_GT(stats["bytes_by_space"]["global"].get<uint64_t>(), 0u);
     EXPECT_TRUE(stats.contains("shared_bank_conflicts"));
@@ -148,8 +150,7 @@ TEST_F(SimulateToolTest, WrongKernelFailsWithMismatchesAndTheFirstValues) {
 
 TEST_F(SimulateToolTest, OutOfBoundsKernelReportsAFaultWithItsSourceLine) {
   testing::write_text(run_dir_ / "worktree/candidates/oob/kernel.cu", with_bug(2));
-  auto result =
-      call({{"path", "worktree/candidates/oob/kernel.cu"}, {"workloads", {"33x17x40"}}});
+  auto result = call({{"path", "worktree/candidates/oob/kernel.cu"}, {"workloads", {"33x17x40"}}});
   ASSERT_TRUE(result.is_error);
   const json& workload = result.structured["workloads"][0];
   EXPECT_EQ(workload["status"], "fault") << workload.dump(2);
@@ -181,8 +182,9 @@ TEST_F(SimulateToolTest, PrintfOutputComesBackPerWorkload) {
   EXPECT_EQ(workload["printf_output"], expect);
   EXPECT_EQ(workload["printf_bytes"], expect.size());
   EXPECT_FALSE(workload.contains("printf_note"));
-  EXPECT_NE(result.text.find("printf (" + std::to_string(expect.size()) + " bytes):\n  | block (0,0)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      result.text.find("printf (" + std::to_string(expect.size()) + " bytes):\n  | block (0,0)\n"),
+      std::string::npos)
       << result.text;
 }
 
@@ -242,8 +244,7 @@ TEST_F(SimulateToolTest, APathOutsideTheRootsIsRefused) {
 TEST_F(SimulateToolTest, AnUnknownWorkloadIsRefusedWithTheValidNames) {
   auto result = call({{"source", with_bug(0)}, {"workloads", {"4096x4096x4096"}}});
   ASSERT_TRUE(result.is_error);
-  EXPECT_NE(result.text.find("no sim_workload '4096x4096x4096'"), std::string::npos)
-      << result.text;
+  EXPECT_NE(result.text.find("no sim_workload '4096x4096x4096'"), std::string::npos) << result.text;
   EXPECT_NE(result.text.find("64x64x64, 128x96x80, 33x17x40, 16x128x256"), std::string::npos);
 }
 
@@ -305,8 +306,7 @@ TEST_F(SimulateToolTest, CancellationKillsTheSimulation) {
       json(7), cancelled, std::make_shared<std::atomic<mcp::LogLevel>>(mcp::LogLevel::kInfo));
   const auto start = std::chrono::steady_clock::now();
   auto result = server_.tools().run(
-      "simulate", {{"source", kSpin}, {"workloads", {"64x64x64"}}, {"time_limit_s", 300}},
-      context);
+      "simulate", {{"source", kSpin}, {"workloads", {"64x64x64"}}, {"time_limit_s", 300}}, context);
   ASSERT_TRUE(result.is_error);
   EXPECT_EQ(result.structured["stage"], "cancelled");
   EXPECT_EQ(result.text.rfind("cancelled", 0), 0u) << result.text;

@@ -18,12 +18,9 @@ mcp::ToolResult check_report_result(const check::CheckReport& report,
   for (const check::Finding& f : report.findings) errors += f.severity == check::Severity::Error;
 
   mcp::ToolResult out;
-  out.structured = {{"engine", options.engine},
-                    {"verdict", check::verdict_name(report.verdict)},
-                    {"findings", findings},
-                    {"findings_total", total},
-                    {"errors", errors},
-                    {"offset", begin},
+  out.structured = {{"engine", options.engine}, {"verdict", check::verdict_name(report.verdict)},
+                    {"findings", findings},     {"findings_total", total},
+                    {"errors", errors},         {"offset", begin},
                     {"notes", report.notes}};
   for (const auto& [key, value] : options.extra.items()) out.structured[key] = value;
   out.is_error = report.verdict == check::Verdict::Findings || options.extra.contains("error");
@@ -59,8 +56,9 @@ json check_input_schema(const json& extra_properties) {
   json properties = {
       {"path",
        {{"type", "string"},
-        {"description", "kernel.cu path: relative to the run directory, or inside the task "
-                        "bundles"}}},
+        {"description",
+         "kernel.cu path: relative to the run directory, or inside the task "
+         "bundles"}}},
       {"source", {{"type", "string"}, {"description", "the kernel.cu source inline"}}},
       {"task",
        {{"type", "string"},

@@ -1,9 +1,8 @@
 // get_task: the contract of the task this run optimizes.
-#include "kiln/tools/tool_factories.h"
-
 #include <sstream>
 
 #include "kiln/tasks/task.h"
+#include "kiln/tools/tool_factories.h"
 
 namespace kiln::tools {
 
@@ -35,7 +34,8 @@ std::string summary(const tasks::Task& task) {
   out << "\ntolerance: atol " << task.tolerance.atol << ", rtol " << task.tolerance.rtol
       << ", max mismatch fraction " << task.tolerance.max_mismatch_fraction << "\n";
   out << "baseline: " << task.baseline_name << "\n";
-  out << "scoring: geometric mean of baseline_time / candidate_time over all workloads; one failed workload fails the candidate\n";
+  out << "scoring: geometric mean of baseline_time / candidate_time over all workloads; one failed "
+         "workload fails the candidate\n";
   if (!task.banned_symbols.empty()) {
     out << "banned symbols:";
     for (const auto& s : task.banned_symbols) out << " " << s;
@@ -43,7 +43,8 @@ std::string summary(const tasks::Task& task) {
   }
   for (const auto& rule : task.rules) out << "rule: " << rule << "\n";
   out << "starter: " << task.starter_path.string() << "\n";
-  out << "ABI: extern \"C\" int kiln_launch(const kiln_tensor*, int, const kiln_scalar*, int, cudaStream_t) from kiln/abi.h\n";
+  out << "ABI: extern \"C\" int kiln_launch(const kiln_tensor*, int, const kiln_scalar*, int, "
+         "cudaStream_t) from kiln/abi.h\n";
   return out.str();
 }
 
@@ -54,39 +55,48 @@ mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source) {
   tool.name = "get_task";
   tool.title = "Get the task contract";
   tool.description =
-      "The contract of the task this run optimizes: the kernel signature (tensors in ABI order with dtypes and "
-      "shape expressions), the timed workloads and the small sim_workloads for the CPU simulator, tolerances, "
-      "baseline, scoring rule, rules and banned symbols, the starter kernel's path and the task hash. Call it "
-      "first, and again whenever unsure what counts as correct or how speed is scored. `name` selects a task "
+      "The contract of the task this run optimizes: the kernel signature (tensors in ABI order "
+      "with dtypes and "
+      "shape expressions), the timed workloads and the small sim_workloads for the CPU simulator, "
+      "tolerances, "
+      "baseline, scoring rule, rules and banned symbols, the starter kernel's path and the task "
+      "hash. Call it "
+      "first, and again whenever unsure what counts as correct or how speed is scored. `name` "
+      "selects a task "
       "when several exist.";
-  tool.input_schema = json{
-      {"type", "object"},
-      {"properties",
-       {{"name", {{"type", "string"}, {"pattern", "^[a-z0-9_]+$"}, {"description", "task name; default: this run's task"}}}}},
-      {"additionalProperties", false}};
+  tool.input_schema = json{{"type", "object"},
+                           {"properties",
+                            {{"name",
+                              {{"type", "string"},
+                               {"pattern", "^[a-z0-9_]+$"},
+                               {"description", "task name; default: this run's task"}}}}},
+                           {"additionalProperties", false}};
   json string_array = {{"type", "array"}, {"items", {{"type", "string"}}}};
-  tool.output_schema = json{
-      {"type", "object"},
-      {"properties",
-       {{"name", {{"type", "string"}}},
-        {"title", {{"type", "string"}}},
-        {"description", {{"type", "string"}}},
-        {"arch", {{"type", "string"}}},
-        {"dims", string_array},
-        {"signature", {{"type", "object"}}},
-        {"workloads", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-        {"sim_workloads", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-        {"tolerance", {{"type", "object"}}},
-        {"flops", {{"type", "string"}}},
-        {"bytes", {{"type", "string"}}},
-        {"baseline", {{"type", "object"}}},
-        {"scoring", {{"type", "object"}}},
-        {"banned_symbols", string_array},
-        {"rules", string_array},
-        {"files", {{"type", "object"}}},
-        {"sha256", {{"type", "string"}}}}},
-      {"required", {"name", "signature", "workloads", "sim_workloads", "tolerance", "scoring", "files", "sha256"}}};
-  tool.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
+  tool.output_schema =
+      json{{"type", "object"},
+           {"properties",
+            {{"name", {{"type", "string"}}},
+             {"title", {{"type", "string"}}},
+             {"description", {{"type", "string"}}},
+             {"arch", {{"type", "string"}}},
+             {"dims", string_array},
+             {"signature", {{"type", "object"}}},
+             {"workloads", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+             {"sim_workloads", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+             {"tolerance", {{"type", "object"}}},
+             {"flops", {{"type", "string"}}},
+             {"bytes", {{"type", "string"}}},
+             {"baseline", {{"type", "object"}}},
+             {"scoring", {{"type", "object"}}},
+             {"banned_symbols", string_array},
+             {"rules", string_array},
+             {"files", {{"type", "object"}}},
+             {"sha256", {{"type", "string"}}}}},
+           {"required",
+            {"name", "signature", "workloads", "sim_workloads", "tolerance", "scoring", "files",
+             "sha256"}}};
+  tool.annotations = {
+      .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   tool.handler = [source](const json& arguments, mcp::CallContext&) {
     auto task = source->get(arguments.value("name", ""));
     if (!task) return mcp::ToolResult::error(task.error().message);

@@ -38,14 +38,13 @@ mcp::ToolResult run_gpu_check(GpuJobs& jobs, const Candidate& candidate,
                               mcp::CallContext& context) {
   auto task = jobs.task(arguments.value("task", ""));
   if (!task) return check_refusal("gpu", task.error().message);
-  auto run =
-      run_sanitizer(jobs, **task, candidate, tool, arguments.value("workload", ""), context);
+  auto run = run_sanitizer(jobs, **task, candidate, tool, arguments.value("workload", ""), context);
   if (!run) return check_refusal("gpu", run.error().message);
   CheckOutputOptions output;
   output.tool = tool;
   output.engine = "gpu";
-  output.where = "compute-sanitizer, workload " + run->workload + ", job " + run->job_id +
-                 " on " + run->runner;
+  output.where = "compute-sanitizer, workload " + run->workload + ", job " + run->job_id + " on " +
+                 run->runner;
   output.limit = arguments.value("limit", size_t{20});
   output.offset = arguments.value("offset", size_t{0});
   output.extra = {{"job_id", run->job_id}, {"runner", run->runner}};

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "kiln/check/finding.h"
-#include "kiln/mcp/tool.h"
 #include "kiln/mcp/call_context.h"
+#include "kiln/mcp/tool.h"
 #include "kiln/tools/gpu_jobs.h"
 
 namespace kiln::tools {

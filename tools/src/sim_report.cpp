@@ -77,8 +77,8 @@ json stats_summary(const json& launches) {
     if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end())
       kernels.push_back(kernel);
     const json& s = launch.value("stats", json::object());
-    for (const char* key : {"warp_instructions", "lane_instructions", "shared_bank_conflicts",
-                            "divergent_branches"})
+    for (const char* key :
+         {"warp_instructions", "lane_instructions", "shared_bank_conflicts", "divergent_branches"})
       stats[key] = stats[key].get<uint64_t>() + s.value(key, uint64_t{0});
     add_counts(stats["by_class"], s.value("instructions_by_class", json::object()));
     add_counts(stats["bytes_by_space"], s.value("bytes_by_space", json::object()));
@@ -93,7 +93,8 @@ std::string counts_text(const json& counts) {
   for (const auto& [key, value] : counts.items()) ranked.emplace_back(value.get<uint64_t>(), key);
   std::sort(ranked.rbegin(), ranked.rend());
   std::string out;
-  for (const auto& [count, key] : ranked) out += (out.empty() ? "" : ", ") + key + " " + std::to_string(count);
+  for (const auto& [count, key] : ranked)
+    out += (out.empty() ? "" : ", ") + key + " " + std::to_string(count);
   return out.empty() ? "none" : out;
 }
 
@@ -233,10 +234,11 @@ std::string workload_text(const json& w) {
   if (s.value("launches", 0) > 0) {
     text << "  counts: " << s["launches"].get<uint64_t>() << " launch(es), "
          << s["warp_instructions"].get<uint64_t>() << " warp instr ("
-         << s["lane_instructions"].get<uint64_t>() << " lane) | by class: "
-         << counts_text(s["by_class"]) << " | bytes: " << counts_text(s["bytes_by_space"])
-         << " | shared bank conflicts " << s["shared_bank_conflicts"].get<uint64_t>()
-         << " | divergent branches " << s["divergent_branches"].get<uint64_t>() << "\n";
+         << s["lane_instructions"].get<uint64_t>()
+         << " lane) | by class: " << counts_text(s["by_class"])
+         << " | bytes: " << counts_text(s["bytes_by_space"]) << " | shared bank conflicts "
+         << s["shared_bank_conflicts"].get<uint64_t>() << " | divergent branches "
+         << s["divergent_branches"].get<uint64_t>() << "\n";
   }
   return text.str();
 }
@@ -298,8 +300,8 @@ mcp::ToolResult simulate_result(const json& report, const std::string& candidate
 
   std::ostringstream text;
   text << "simulate " << candidate_name << " on " << report.value("task", "") << " (seed "
-       << report.value("seed", uint64_t{0}) << "): " << passed << "/" << total << " sim workloads pass"
-       << (all_pass ? "" : " - FAILED") << "\n";
+       << report.value("seed", uint64_t{0}) << "): " << passed << "/" << total
+       << " sim workloads pass" << (all_pass ? "" : " - FAILED") << "\n";
   std::string body;
   size_t omitted = 0;
   for (const json& w : workloads) {

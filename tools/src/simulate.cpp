@@ -45,9 +45,10 @@ mcp::ToolResult run_failure(const std::string& message, const std::string& stage
   if (!progress_seen.empty()) result.structured["finished_workloads"] = progress_seen;
   if (!stderr_tail.empty()) {
     result.structured["stderr_tail"] = stderr_tail;
-    const std::string shown = stderr_tail.size() > kMaxStderrInText
-                                  ? "..." + stderr_tail.substr(stderr_tail.size() - kMaxStderrInText)
-                                  : stderr_tail;
+    const std::string shown =
+        stderr_tail.size() > kMaxStderrInText
+            ? "..." + stderr_tail.substr(stderr_tail.size() - kMaxStderrInText)
+            : stderr_tail;
     result.text += "\nstderr of kiln-sim-run (the candidate's host code prints here):\n" + shown;
   }
   return result;
@@ -88,9 +89,11 @@ Result<SimulateArguments> parse_arguments(const json& arguments, const tasks::Ta
     if (std::find(out.workloads.begin(), out.workloads.end(), name) == out.workloads.end())
       out.workloads.push_back(name);
   std::string known;
-  for (const auto& workload : task.sim_workloads) known += (known.empty() ? "" : ", ") + workload.name;
+  for (const auto& workload : task.sim_workloads)
+    known += (known.empty() ? "" : ", ") + workload.name;
   if (task.sim_workloads.empty())
-    return make_error("task " + task.name + " has no sim_workloads, so there is nothing to "
+    return make_error("task " + task.name +
+                      " has no sim_workloads, so there is nothing to "
                       "simulate; use benchmark on a GPU");
   for (const std::string& name : out.workloads)
     if (std::none_of(task.sim_workloads.begin(), task.sim_workloads.end(),
@@ -105,7 +108,8 @@ Result<SimulateArguments> parse_arguments(const json& arguments, const tasks::Ta
   if (arguments.contains("seed")) out.seed = arguments["seed"].get<uint64_t>();
   if (arguments.contains("instruction_budget"))
     out.instruction_budget = arguments["instruction_budget"].get<uint64_t>();
-  if (arguments.contains("time_limit_s")) out.time_limit_s = arguments["time_limit_s"].get<double>();
+  if (arguments.contains("time_limit_s"))
+    out.time_limit_s = arguments["time_limit_s"].get<double>();
   return out;
 }
 
@@ -138,7 +142,8 @@ json input_schema() {
           {"description",
            "kernel.cu path: relative to the run directory, or absolute inside it or the task "
            "bundles"}}},
-        {"source", {{"type", "string"}, {"description", "the kernel.cu source inline, instead of `path`"}}},
+        {"source",
+         {{"type", "string"}, {"description", "the kernel.cu source inline, instead of `path`"}}},
         {"task",
          {{"type", "string"},
           {"pattern", "^[a-z0-9_]+$"},
@@ -185,12 +190,17 @@ json output_schema() {
       {"properties",
        {{"name", {{"type", "string"}}},
         {"passed", {{"type", "boolean"}}},
-        {"status", {{"type", "string"},
-                    {"enum", {"pass", "wrong_answer", "launch_error", "fault", "harness_error"}}}},
+        {"status",
+         {{"type", "string"},
+          {"enum", {"pass", "wrong_answer", "launch_error", "fault", "harness_error"}}}},
         {"message", {{"type", "string"}}},
         // A number, or "inf"/"nan" as text (JSON has no such numbers).
-        {"max_abs_error", {{"anyOf", {{{"type", "number"}}, {{"type", "string"}, {"enum", {"inf", "-inf", "nan"}}}}}}},
-        {"max_rel_error", {{"anyOf", {{{"type", "number"}}, {{"type", "string"}, {"enum", {"inf", "-inf", "nan"}}}}}}},
+        {"max_abs_error",
+         {{"anyOf",
+           {{{"type", "number"}}, {{"type", "string"}, {"enum", {"inf", "-inf", "nan"}}}}}}},
+        {"max_rel_error",
+         {{"anyOf",
+           {{{"type", "number"}}, {{"type", "string"}, {"enum", {"inf", "-inf", "nan"}}}}}}},
         {"mismatches", {{"type", "integer"}}},
         {"checked", {{"type", "integer"}}},
         {"first_mismatches", {{"type", "array"}, {"items", {{"type", "object"}}}}},
@@ -201,9 +211,11 @@ json output_schema() {
         {"diagnostics", {{"type", "array"}, {"items", {{"type", "string"}}}}},
         {"printf_output",
          {{"type", "string"},
-          {"description", "what the kernels printed with printf, in the order the simulator ran "
-                          "the threads; the first 4000 bytes"}}},
-        {"printf_bytes", {{"type", "integer"}, {"description", "all the bytes the kernels printed"}}},
+          {"description",
+           "what the kernels printed with printf, in the order the simulator ran "
+           "the threads; the first 4000 bytes"}}},
+        {"printf_bytes",
+         {{"type", "integer"}, {"description", "all the bytes the kernels printed"}}},
         {"printf_note", {{"type", "string"}}},
         {"stats",
          {{"type", "object"},
@@ -274,11 +286,14 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
   shorten.add(source.string(), name);
   shorten.add(dir.path().string() + "/", "");
 
-  std::vector<std::string> argv = {"--task", task.dir.string(), "--source", source.string(),
-                                   "--build-dir", (dir.path() / "build").string(), "--seed",
-                                   std::to_string(args.seed), "--time-limit",
-                                   time_text(args.time_limit_s), "--progress"};
-  for (const std::string& workload : args.workloads) argv.insert(argv.end(), {"--workload", workload});
+  std::vector<std::string> argv = {"--task",       task.dir.string(),
+                                   "--source",     source.string(),
+                                   "--build-dir",  (dir.path() / "build").string(),
+                                   "--seed",       std::to_string(args.seed),
+                                   "--time-limit", time_text(args.time_limit_s),
+                                   "--progress"};
+  for (const std::string& workload : args.workloads)
+    argv.insert(argv.end(), {"--workload", workload});
   for (const std::string& shape : args.shapes) argv.insert(argv.end(), {"--dims", shape});
   if (args.instruction_budget)
     argv.insert(argv.end(), {"--instruction-budget", std::to_string(*args.instruction_budget)});
@@ -287,15 +302,16 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
                            ? task.sim_workloads.size()
                            : args.workloads.size() + args.shapes.size();
   const auto started = Clock::now();
-  const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                      config.build_allowance_s + args.time_limit_s));
+  const auto deadline =
+      started + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(config.build_allowance_s + args.time_limit_s));
   std::string last_line;
   json finished = json::array();
   runner::WorkerCommand command{config.sim_runner, argv, dir.path(), {}};
   CancelWatch watch(context);
   context.progress(0, static_cast<double>(total + 1), "building " + name + " for the simulator");
-  const runner::WorkerExit exit = runner::run_worker(
-      command, deadline, watch.flag(), [&](std::string_view line) {
+  const runner::WorkerExit exit =
+      runner::run_worker(command, deadline, watch.flag(), [&](std::string_view line) {
         json event = json::parse(line, nullptr, false);
         if (event.is_object() && event.contains("event")) {
           if (event["event"] == "built") {
@@ -306,10 +322,9 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
             finished.push_back({{"name", event.value("workload", "")},
                                 {"passed", event.value("pass", false)},
                                 {"status", event.value("status", "")}});
-            context.progress(static_cast<double>(finished.size() + 1),
-                             static_cast<double>(total + 1),
-                             "workload " + event.value("workload", "") + ": " +
-                                 event.value("status", ""));
+            context.progress(
+                static_cast<double>(finished.size() + 1), static_cast<double>(total + 1),
+                "workload " + event.value("workload", "") + ": " + event.value("status", ""));
           }
         } else {
           last_line = std::string(line);
@@ -317,10 +332,10 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
         return true;
       });
   const std::string stderr_tail = shorten(exit.stderr_tail);
-  const std::string during =
-      finished.size() < total ? " (" + std::to_string(finished.size()) + " of " +
-                                    std::to_string(total) + " workloads had finished)"
-                              : "";
+  const std::string during = finished.size() < total
+                                 ? " (" + std::to_string(finished.size()) + " of " +
+                                       std::to_string(total) + " workloads had finished)"
+                                 : "";
   switch (exit.how) {
     case runner::WorkerExit::How::kSpawnFailed:
       return refusal("cannot start the simulator driver " + config.sim_runner.string() + ": " +
@@ -358,9 +373,9 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
                        "crashed", stderr_tail, finished);
   if (!report["ok"].get<bool>()) {
     const std::string stage = report.value("stage", "");
-    return run_failure(shorten(report.value("error", "kiln-sim-run failed")) + "\n" +
-                           stage_advice(stage),
-                       stage, "", finished);
+    return run_failure(
+        shorten(report.value("error", "kiln-sim-run failed")) + "\n" + stage_advice(stage), stage,
+        "", finished);
   }
   return simulate_result(report, name, shorten);
 }
@@ -386,7 +401,8 @@ mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConf
   tool.description =
       "Run a candidate kernel.cu on kiln's CPU PTX simulator at the task's small sim_workloads "
       "or at small `shapes` you give (no GPU needed) and compare every output with the CPU "
-      "reference: pass/fail per workload, max abs/rel error, mismatch count, first mismatching indices with expected "
+      "reference: pass/fail per workload, max abs/rel error, mismatch count, first mismatching "
+      "indices with expected "
       "and actual values, NaN/Inf counts. Out-of-bounds or misaligned accesses come back with "
       "block, thread, address and the PTX and .cu line. Device printf output comes back per "
       "workload (printf_output), so printf debugging works here. Also returns counts from the "

@@ -28,31 +28,33 @@ mcp::ToolResult run_static(CandidateCompiler& compiler, const json& arguments,
   auto compiled = compiler.compile(arguments, candidate);
   if (!compiled) return check_refusal("static", compiled.error().message);
   if (!compiled->ok) {
-    std::string message = "the candidate does not compile (" +
-                          std::to_string(compiled->errors()) + " error(s))";
+    std::string message =
+        "the candidate does not compile (" + std::to_string(compiled->errors()) + " error(s))";
     for (const auto& d : compiled->diagnostics) {
       if (d.is_error()) {
         message += "; first: " + d.to_string();
         break;
       }
     }
-    return check_refusal("static", message + ". Run compile for every diagnostic, fix them, then "
+    return check_refusal("static", message +
+                                       ". Run compile for every diagnostic, fix them, then "
                                        "synccheck again.");
   }
   auto parsed = ptx::parse_ptx(compiled->ptx, {compiled->file_name + ".ptx"});
   if (!parsed) {
-    return check_refusal("static", "kiln could not read the PTX nvcc produced: " +
-                                 parsed.error().message +
-                                 ". Use engine \"gpu\" (compute-sanitizer) instead.");
+    return check_refusal("static",
+                         "kiln could not read the PTX nvcc produced: " + parsed.error().message +
+                             ". Use engine \"gpu\" (compute-sanitizer) instead.");
   }
   check::SyncCheckOptions options;
   options.warp_aligned_x = arguments.value("warp_aligned", true);
   const check::CheckReport report = check::static_synccheck(parsed->module, options);
   CheckOutputOptions output = output_options(arguments, "static", compiled->arch);
   output.extra = {{"arch", compiled->arch},
-                  {"compile", {{"cache_hit", compiled->cache_hit},
-                               {"seconds", compiled->seconds},
-                               {"ptx_path", compiled->ptx_path.string()}}}};
+                  {"compile",
+                   {{"cache_hit", compiled->cache_hit},
+                    {"seconds", compiled->seconds},
+                    {"ptx_path", compiled->ptx_path.string()}}}};
   return check_report_result(report, output);
 }
 

@@ -1,7 +1,6 @@
 // kiln://task: the task contract as a resource (the same JSON as get_task).
-#include "kiln/tools/toolbox_parts.h"
-
 #include "kiln/tasks/task.h"
+#include "kiln/tools/toolbox_parts.h"
 
 namespace kiln::tools {
 

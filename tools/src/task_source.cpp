@@ -13,7 +13,8 @@ std::vector<std::string> TaskSource::names() {
   std::vector<std::string> out;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(tasks_dir_, error)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "task.json")) out.push_back(entry.path().filename());
+    if (entry.is_directory() && fs::exists(entry.path() / "task.json"))
+      out.push_back(entry.path().filename());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -32,7 +33,8 @@ Result<std::shared_ptr<const tasks::Task>> TaskSource::get(const std::string& re
                       "; point kiln at them with --tasks-dir or KILN_TASKS_DIR");
   }
   if (name.empty()) {
-    if (known.size() > 1) return make_error("several tasks exist (" + listing() + "); name one with `name`");
+    if (known.size() > 1)
+      return make_error("several tasks exist (" + listing() + "); name one with `name`");
     name = known.front();
   }
   if (std::find(known.begin(), known.end(), name) == known.end()) {

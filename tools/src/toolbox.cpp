@@ -62,8 +62,10 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
   GpuJobsConfig gpu;
   std::error_code no_cwd;
   gpu.root = config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir;
-  gpu.results_db = config.results_db.empty() ? frontier::default_store_path(config.run_dir) : config.results_db;
-  gpu.runner = runner::runner_settings_from_environment(config.runner_urls, config.probe_local_gpu, config.worker);
+  gpu.results_db =
+      config.results_db.empty() ? frontier::default_store_path(config.run_dir) : config.results_db;
+  gpu.runner = runner::runner_settings_from_environment(config.runner_urls, config.probe_local_gpu,
+                                                        config.worker);
   auto gpu_jobs = std::make_shared<GpuJobs>(source, std::move(gpu));
   tools.push_back(make_benchmark_tool(gpu_jobs));
   tools.push_back(make_profile_tool(gpu_jobs));

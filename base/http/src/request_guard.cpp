@@ -14,12 +14,14 @@ std::string strip_port(const std::string& host) {
     return close == std::string::npos ? host : host.substr(0, close + 1);
   }
   auto colon = host.find(':');
-  if (colon != std::string::npos && host.find(':', colon + 1) != std::string::npos) return host;  // bare IPv6
+  if (colon != std::string::npos && host.find(':', colon + 1) != std::string::npos)
+    return host;  // bare IPv6
   return colon == std::string::npos ? host : host.substr(0, colon);
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -56,16 +58,17 @@ bool tokens_equal(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-GuardVerdict check_http_request(const HttpGuardOptions& options, const std::optional<std::string>& origin,
+GuardVerdict check_http_request(const HttpGuardOptions& options,
+                                const std::optional<std::string>& origin,
                                 const std::optional<std::string>& host,
                                 const std::optional<std::string>& authorization) {
   if (origin && !origin->empty() && *origin != "null") {
     bool allowed = is_loopback_origin(*origin) ||
-                   std::find(options.allowed_origins.begin(), options.allowed_origins.end(), *origin) !=
-                       options.allowed_origins.end();
+                   std::find(options.allowed_origins.begin(), options.allowed_origins.end(),
+                             *origin) != options.allowed_origins.end();
     if (!allowed) {
-      return {403, "Origin " + *origin + " is not allowed; start kiln with --allow-origin " + *origin +
-                       " if this page should reach it"};
+      return {403, "Origin " + *origin + " is not allowed; start kiln with --allow-origin " +
+                       *origin + " if this page should reach it"};
     }
   } else if (origin && *origin == "null") {
     return {403, "Origin null (a sandboxed or file page) is not allowed"};

@@ -58,8 +58,7 @@ struct CopyState {
 enum class Op : uint8_t { None, Issue, Commit, WaitGroup, WaitAll, Barrier, Read };
 
 Op classify(const ptx::Instruction& inst) {
-  if (inst.opcode == ptx::Opcode::Cp && inst.has_modifier("async") &&
-      !inst.has_modifier("bulk")) {
+  if (inst.opcode == ptx::Opcode::Cp && inst.has_modifier("async") && !inst.has_modifier("bulk")) {
     if (inst.has_modifier("commit_group")) return Op::Commit;
     if (inst.has_modifier("wait_group")) return Op::WaitGroup;
     if (inst.has_modifier("wait_all")) return Op::WaitAll;
@@ -176,9 +175,8 @@ class AsyncCopyCheck {
   bool reads_own_copy(ptx::InstructionId id) const {
     const ptx::Operand* address = first_address(context_.instruction(id));
     if (address == nullptr) return false;
-    return std::any_of(copy_bases_.begin(), copy_bases_.end(), [&](const ptx::Operand& base) {
-      return base == address->address_base();
-    });
+    return std::any_of(copy_bases_.begin(), copy_bases_.end(),
+                       [&](const ptx::Operand& base) { return base == address->address_base(); });
   }
 
   void visit(ptx::InstructionId id, const CopyState& s) {
@@ -194,9 +192,11 @@ class AsyncCopyCheck {
     const uint64_t bit = object_bit(id);
     if (bit != 0 && (s.in_flight() & bit) != 0 && (s.completed & bit) == 0) {
       const std::string name = symbols_[static_cast<size_t>(__builtin_ctzll(bit))];
-      report(id, "reads " + name + ", but every cp.async into it is still in flight here: the "
-                 "last wait_group leaves the newest groups pending, and that is where the "
-                 "copies into " + name + " are.");
+      report(id, "reads " + name +
+                     ", but every cp.async into it is still in flight here: the "
+                     "last wait_group leaves the newest groups pending, and that is where the "
+                     "copies into " +
+                     name + " are.");
       return;
     }
     if (!s.synced && !reads_own_copy(id)) {

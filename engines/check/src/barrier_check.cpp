@@ -72,23 +72,21 @@ void check_barrier_divergence(FunctionContext& context,
         has_count ? ptx::Uniformity::WarpUniform : ptx::Uniformity::Uniform;
     if (level <= allowed) continue;
     const DivergenceCause cause = divergence_cause(context, id, allowed);
-    std::string what = call ? "a call to a function that waits on a CTA barrier"
-                            : "'" + context.text(id) + "'";
+    std::string what =
+        call ? "a call to a function that waits on a CTA barrier" : "'" + context.text(id) + "'";
     std::string message = what + " is reached under " +
-                          (level == ptx::Uniformity::Divergent
-                               ? std::string("thread-divergent")
-                               : std::string("warp-dependent")) +
+                          (level == ptx::Uniformity::Divergent ? std::string("thread-divergent")
+                                                               : std::string("warp-dependent")) +
                           " control flow (" + cause.description +
                           "), so some threads may never arrive and the others wait forever "
                           "(or the barrier is undefined behavior on the GPU).";
     std::string hint =
-        has_count
-            ? "Make whole warps take the branch (a warp-uniform condition such as "
-              "threadIdx.x / 32), and give every participating warp the same thread count."
-            : "Move the barrier out of the conditional code, or make every thread reach it: "
-              "instead of returning early, keep out-of-range threads alive and guard only "
-              "their loads and stores (if (i < n) ...), and give loops a trip count that is "
-              "the same for every thread of the block.";
+        has_count ? "Make whole warps take the branch (a warp-uniform condition such as "
+                    "threadIdx.x / 32), and give every participating warp the same thread count."
+                  : "Move the barrier out of the conditional code, or make every thread reach it: "
+                    "instead of returning early, keep out-of-range threads alive and guard only "
+                    "their loads and stores (if (i < n) ...), and give loops a trip count that is "
+                    "the same for every thread of the block.";
     context.report(FindingKind::BarrierDivergence, Severity::Error, id, std::move(message),
                    std::move(hint));
   }
@@ -116,8 +114,7 @@ void check_named_barriers(FunctionContext& context) {
     const int64_t count = *known_count;
     if (count <= 0 || count % 32 != 0) {
       context.report(FindingKind::NamedBarrierMismatch, Severity::Error, id,
-                     "'" + context.text(id) + "' names a thread count of " +
-                         std::to_string(count) +
+                     "'" + context.text(id) + "' names a thread count of " + std::to_string(count) +
                          ", which is not a positive multiple of the warp size (32); the "
                          "barrier counts whole warps and the result is undefined.",
                      "Use the number of threads of the participating warps, a multiple of 32.");
@@ -138,9 +135,9 @@ void check_named_barriers(FunctionContext& context) {
     if (inserted || it->second.count == count) continue;
     context.report(
         FindingKind::NamedBarrierMismatch, Severity::Error, id,
-        "Named barrier " + std::to_string(bar_id) + " is used here with " +
-            std::to_string(count) + " threads but with " + std::to_string(it->second.count) +
-            " at '" + context.text(it->second.at) + "' (" + context.where(it->second.at) +
+        "Named barrier " + std::to_string(bar_id) + " is used here with " + std::to_string(count) +
+            " threads but with " + std::to_string(it->second.count) + " at '" +
+            context.text(it->second.at) + "' (" + context.where(it->second.at) +
             "); the hardware counts arrivals against whichever count comes first, so one "
             "side releases early or never.",
         "Give every use of barrier " + std::to_string(bar_id) +

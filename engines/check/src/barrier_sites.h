@@ -9,9 +9,9 @@
 namespace kiln::check {
 
 struct BarrierSite {
-  bool waits = false;    // bar.sync, barrier.sync, bar.red, barrier.cluster.wait
-  bool aligned = false;  // every thread of a warp must execute the same instruction
-  bool cluster = false;  // barrier.cluster.*
+  bool waits = false;                   // bar.sync, barrier.sync, bar.red, barrier.cluster.wait
+  bool aligned = false;                 // every thread of a warp must execute the same instruction
+  bool cluster = false;                 // barrier.cluster.*
   const ptx::Operand* id = nullptr;     // the barrier id operand, if any
   const ptx::Operand* count = nullptr;  // the thread count operand, if any
 };

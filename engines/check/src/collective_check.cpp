@@ -21,8 +21,7 @@ bool takes_member_mask(const ptx::Instruction& inst) {
   }
 }
 
-bool is_full_mask(const FunctionContext& context, ptx::InstructionId at,
-                  const ptx::Operand& op) {
+bool is_full_mask(const FunctionContext& context, ptx::InstructionId at, const ptx::Operand& op) {
   const std::optional<int64_t> mask = constant_value(context, at, op);
   return mask && (static_cast<uint64_t>(*mask) & 0xffffffffu) == 0xffffffffu;
 }
@@ -43,7 +42,8 @@ void check_collectives(FunctionContext& context) {
     if (aligned) {
       context.report(
           FindingKind::CollectiveDivergence, Severity::Error, id,
-          "'" + context.text(id) + "' is a warp-collective .aligned instruction that every "
+          "'" + context.text(id) +
+              "' is a warp-collective .aligned instruction that every "
               "thread of the warp must execute together, but it runs under " +
               cause.description + "; lanes that skip it leave the result undefined.",
           "Execute it with the whole warp: move it out of the lane-dependent branch and guard "
@@ -51,8 +51,10 @@ void check_collectives(FunctionContext& context) {
     } else {
       context.report(
           FindingKind::CollectiveMask, Severity::Error, id,
-          "'" + context.text(id) + "' names all 32 lanes in its member mask (0xffffffff), "
-              "but it runs under " + cause.description +
+          "'" + context.text(id) +
+              "' names all 32 lanes in its member mask (0xffffffff), "
+              "but it runs under " +
+              cause.description +
               ", so some named lanes may not execute it; the result is undefined and the warp "
               "may hang.",
           "Call it outside the branch with the whole warp, or pass the mask of the lanes that "

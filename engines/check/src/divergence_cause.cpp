@@ -13,8 +13,7 @@ bool region_contains(const ptx::DivergentBranch& branch, ptx::BlockId block) {
 bool exits_enclosing_loop(const FunctionContext& context, ptx::BlockId branch_block,
                           ptx::BlockId block) {
   const ptx::LoopInfo& loops = context.analysis().loops;
-  for (uint32_t l = loops.innermost(branch_block); l != ptx::kNone;
-       l = loops.loops()[l].parent) {
+  for (uint32_t l = loops.innermost(branch_block); l != ptx::kNone; l = loops.loops()[l].parent) {
     const ptx::Loop& loop = loops.loops()[l];
     if (!loop.contains(block)) continue;
     for (ptx::BlockId s : context.cfg().block(branch_block).successors) {

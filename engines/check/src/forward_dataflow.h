@@ -51,9 +51,8 @@ std::vector<std::optional<State>> forward_dataflow(const ptx::ControlFlowGraph& 
 // Replays the solved states through every reachable block once more, calling
 // `visit(id, state_before)` before each instruction's transfer: where checks report.
 template <typename State, typename Transfer, typename Visit>
-void replay_dataflow(const ptx::ControlFlowGraph& cfg,
-                     const std::vector<std::optional<State>>& in, Transfer&& transfer,
-                     Visit&& visit) {
+void replay_dataflow(const ptx::ControlFlowGraph& cfg, const std::vector<std::optional<State>>& in,
+                     Transfer&& transfer, Visit&& visit) {
   for (ptx::BlockId b = 0; b < cfg.size(); ++b) {
     if (!in[b]) continue;
     State state = *in[b];

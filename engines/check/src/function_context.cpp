@@ -42,8 +42,8 @@ std::string FunctionContext::where(ptx::InstructionId id) const {
 }
 
 bool is_system_header(std::string_view path) {
-  static constexpr std::string_view kPrefixes[] = {"/usr/local/cuda", "/usr/include",
-                                                   "/usr/lib", "/opt/nvidia"};
+  static constexpr std::string_view kPrefixes[] = {"/usr/local/cuda", "/usr/include", "/usr/lib",
+                                                   "/opt/nvidia"};
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                      [&](std::string_view prefix) { return path.starts_with(prefix); }) ||
          path.find("/cuda/include/") != std::string_view::npos ||

@@ -38,9 +38,8 @@ enum class Use : uint8_t { None, Init, Generic, AsyncProxy, ArmsTx };
 
 bool is_bulk_copy_with_complete_tx(const ptx::Instruction& inst) {
   if (inst.opcode != ptx::Opcode::Cp || !inst.has_modifier("bulk")) return false;
-  return std::any_of(inst.modifiers.begin(), inst.modifiers.end(), [](const std::string& m) {
-    return m.starts_with("mbarrier::complete_tx");
-  });
+  return std::any_of(inst.modifiers.begin(), inst.modifiers.end(),
+                     [](const std::string& m) { return m.starts_with("mbarrier::complete_tx"); });
 }
 
 // How `inst` uses an mbarrier, and which operand names it.
@@ -63,7 +62,8 @@ Use classify(const ptx::Instruction& inst, const ptx::Operand** address) {
     *address = first_address_from(2);
     return *address != nullptr ? Use::AsyncProxy : Use::None;
   }
-  if (inst.opcode == ptx::Opcode::Cp && inst.has_modifier("mbarrier")) {  // cp.async.mbarrier.arrive
+  if (inst.opcode == ptx::Opcode::Cp &&
+      inst.has_modifier("mbarrier")) {  // cp.async.mbarrier.arrive
     *address = first_address_from(0);
     return *address != nullptr ? Use::Generic : Use::None;
   }
@@ -178,7 +178,8 @@ class MbarrierCheck {
       // The outermost thread-dependent branch around the init: every thread reaches it.
       const ptx::DivergentBranch* outer = nullptr;
       for (const ptx::DivergentBranch& b : context_.uniformity().divergent_branches()) {
-        if (in_region(b, init_block) && (outer == nullptr || b.region.size() > outer->region.size())) {
+        if (in_region(b, init_block) &&
+            (outer == nullptr || b.region.size() > outer->region.size())) {
           outer = &b;
         }
       }
@@ -267,8 +268,7 @@ class MbarrierCheck {
       bool armed = false;
       for (const Reference& other : refs_) {
         if (other.use != Use::ArmsTx) continue;
-        armed |= !ref.object.known() || !other.object.known() ||
-                 other.object.may_alias(ref.object);
+        armed |= !ref.object.known() || !other.object.known() || other.object.may_alias(ref.object);
       }
       if (armed || (!ref.object.known() && any_arm)) continue;
       context_.report(

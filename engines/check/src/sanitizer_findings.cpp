@@ -76,8 +76,8 @@ CheckReport report_from_sanitizer(const nlohmann::json& sanitize_tools, std::str
                                " ran out of time; what it found before is listed");
       }
       if (entry.value("tool_failed", false)) {
-        report.notes.push_back("compute-sanitizer " + std::string(tool) + " could not run: " +
-                               text(entry, "tool_message"));
+        report.notes.push_back("compute-sanitizer " + std::string(tool) +
+                               " could not run: " + text(entry, "tool_message"));
       }
       const auto findings = entry.find("findings");
       if (findings == entry.end() || !findings->is_array()) continue;

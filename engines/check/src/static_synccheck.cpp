@@ -47,8 +47,9 @@ std::set<std::string> functions_with_barriers(const ptx::Module& module) {
 
 void note_unmodelled(FunctionContext& context) {
   if (context.cfg().has_conservative_edges()) {
-    context.note("an indirect branch (brx.idx) without a .branchtargets list was assumed to "
-                 "reach every label");
+    context.note(
+        "an indirect branch (brx.idx) without a .branchtargets list was assumed to "
+        "reach every label");
   }
   for (ptx::InstructionId id = 0; id < context.function().instructions.size(); ++id) {
     const ptx::Instruction& inst = context.instruction(id);
@@ -102,9 +103,8 @@ CheckReport static_synccheck(const ptx::Module& module, const SyncCheckOptions& 
   uniformity.warp_aligned_x = options.warp_aligned_x;
   for (const ptx::Function& f : module.functions) {
     if (!f.has_body) continue;
-    if (!options.functions.empty() &&
-        std::find(options.functions.begin(), options.functions.end(), f.name) ==
-            options.functions.end()) {
+    if (!options.functions.empty() && std::find(options.functions.begin(), options.functions.end(),
+                                                f.name) == options.functions.end()) {
       continue;
     }
     const auto analysis = ptx::analyze_function(f, uniformity);

@@ -85,7 +85,8 @@ void check_wgmma(FunctionContext& context) {
       if (!s.fenced) {
         context.report(
             FindingKind::WgmmaFence, Severity::Error, id,
-            "'" + context.text(id) + "' runs without a wgmma.fence before it on some path "
+            "'" + context.text(id) +
+                "' runs without a wgmma.fence before it on some path "
                 "(or after the accumulator registers were last written by other "
                 "instructions), so the tensor cores may read stale accumulators or operands.",
             "Execute wgmma.fence.sync.aligned (cute::warpgroup_arrive()) before the first "
@@ -109,8 +110,8 @@ void check_wgmma(FunctionContext& context) {
       }
       context.report(
           FindingKind::WgmmaFence, Severity::Error, culprit,
-          "The accumulators of '" + context.text(culprit) + "' are read by '" +
-              context.text(id) + "' (" + context.where(id) + ") before " +
+          "The accumulators of '" + context.text(culprit) + "' are read by '" + context.text(id) +
+              "' (" + context.where(id) + ") before " +
               (s.uncommitted ? std::string("a wgmma.commit_group closes its group")
                              : std::string("a wgmma.wait_group has waited for its group")) +
               "; the asynchronous MMA may still be writing them.",

@@ -25,7 +25,8 @@ std::string describe(const ActivityRecord& r) {
 // The harness's own kernels (kiln_harness_*, such as the launch gate's hold on the launch
 // stream) are never the candidate's work, whatever stream they ran on.
 bool is_harness_kernel(const ActivityRecord& r) {
-  return r.kind == ActivityRecord::Kind::kKernel && r.name.find("kiln_harness_") != std::string::npos;
+  return r.kind == ActivityRecord::Kind::kKernel &&
+         r.name.find("kiln_harness_") != std::string::npos;
 }
 
 }  // namespace

@@ -45,23 +45,23 @@ typedef enum kiln_dtype {
 
 typedef enum kiln_status {
   KILN_OK = 0,
-  KILN_ERR_BAD_ARGUMENT = 1,  /* wrong count, dtype, rank or shape */
-  KILN_ERR_UNSUPPORTED = 2,   /* a shape or layout this kernel does not handle */
-  KILN_ERR_LAUNCH = 3         /* a CUDA call failed */
+  KILN_ERR_BAD_ARGUMENT = 1, /* wrong count, dtype, rank or shape */
+  KILN_ERR_UNSUPPORTED = 2,  /* a shape or layout this kernel does not handle */
+  KILN_ERR_LAUNCH = 3        /* a CUDA call failed */
 } kiln_status;
 
 typedef struct kiln_tensor {
-  void* data;                       /* device pointer (host pointer for kiln_reference) */
+  void* data; /* device pointer (host pointer for kiln_reference) */
   kiln_dtype dtype;
   int32_t rank;
   int64_t shape[KILN_MAX_RANK];
-  int64_t strides[KILN_MAX_RANK];   /* in elements, not bytes */
-  const char* name;                 /* as in the task's signature */
+  int64_t strides[KILN_MAX_RANK]; /* in elements, not bytes */
+  const char* name;               /* as in the task's signature */
 } kiln_tensor;
 
 typedef struct kiln_scalar {
   const char* name;
-  kiln_dtype dtype;                 /* KILN_I64 or KILN_F64 */
+  kiln_dtype dtype; /* KILN_I64 or KILN_F64 */
   union {
     int64_t i;
     double f;
@@ -73,9 +73,8 @@ typedef struct kiln_scalar {
 struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;
 
-typedef int (*kiln_launch_fn)(const kiln_tensor* tensors, int n_tensors,
-                              const kiln_scalar* scalars, int n_scalars,
-                              cudaStream_t stream);
+typedef int (*kiln_launch_fn)(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
+                              int n_scalars, cudaStream_t stream);
 typedef int (*kiln_reference_fn)(const kiln_tensor* tensors, int n_tensors,
                                  const kiln_scalar* scalars, int n_scalars);
 

@@ -9,7 +9,7 @@ std::vector<uint64_t> f32_unary() {
   std::vector<uint64_t> v = f32_edges();
   uint64_t s = 1;
   for (int i = 0; i < 512; ++i) v.push_back(lcg(s) & 0xffffffff);  // every exponent
-  for (int i = 0; i < 512; ++i) {  // magnitudes from 2^-30 to 2^34
+  for (int i = 0; i < 512; ++i) {                                  // magnitudes from 2^-30 to 2^34
     uint64_t r = lcg(s);
     v.push_back((r & 0x807fffff) | (((r >> 23) % 64 + 97) << 23));
   }
@@ -37,14 +37,20 @@ Case f32_to(const std::string& name, const std::string& instr, int out_bits, For
 void add_convert_cases(std::vector<Case>& cases) {
   for (const char* rnd : {"rn", "rz", "rm", "rp"}) {
     std::string r = rnd;
-    cases.push_back(f32_to("cvt." + r + ".f16.f32", "cvt." + r + ".f16.f32 %d, %a;", 16, Format::kF16));
-    cases.push_back(f32_to("cvt." + r + ".bf16.f32", "cvt." + r + ".bf16.f32 %d, %a;", 16, Format::kBF16));
+    cases.push_back(
+        f32_to("cvt." + r + ".f16.f32", "cvt." + r + ".f16.f32 %d, %a;", 16, Format::kF16));
+    cases.push_back(
+        f32_to("cvt." + r + ".bf16.f32", "cvt." + r + ".bf16.f32 %d, %a;", 16, Format::kBF16));
   }
   cases.push_back(f32_to("cvt.rn.relu.f16.f32", "cvt.rn.relu.f16.f32 %d, %a;", 16, Format::kF16));
-  cases.push_back(f32_to("cvt.rn.relu.bf16.f32", "cvt.rn.relu.bf16.f32 %d, %a;", 16, Format::kBF16));
-  cases.push_back(f32_to("cvt.rn.satfinite.f16.f32", "cvt.rn.satfinite.f16.f32 %d, %a;", 16, Format::kF16));
-  cases.push_back(f32_to("cvt.rn.satfinite.bf16.f32", "cvt.rn.satfinite.bf16.f32 %d, %a;", 16, Format::kBF16));
-  cases.push_back(f32_to("cvt.rz.satfinite.bf16.f32", "cvt.rz.satfinite.bf16.f32 %d, %a;", 16, Format::kBF16));
+  cases.push_back(
+      f32_to("cvt.rn.relu.bf16.f32", "cvt.rn.relu.bf16.f32 %d, %a;", 16, Format::kBF16));
+  cases.push_back(
+      f32_to("cvt.rn.satfinite.f16.f32", "cvt.rn.satfinite.f16.f32 %d, %a;", 16, Format::kF16));
+  cases.push_back(
+      f32_to("cvt.rn.satfinite.bf16.f32", "cvt.rn.satfinite.bf16.f32 %d, %a;", 16, Format::kBF16));
+  cases.push_back(
+      f32_to("cvt.rz.satfinite.bf16.f32", "cvt.rz.satfinite.bf16.f32 %d, %a;", 16, Format::kBF16));
   std::vector<uint64_t> a = f32_unary(), b = shifted(a, 37);
   for (const char* t : {"f16x2", "bf16x2"}) {
     for (const char* m : {"rn", "rz", "rn.relu", "rn.satfinite"}) {
@@ -94,12 +100,20 @@ void add_convert_cases(std::vector<Case>& cases) {
   }
   // f64 -> f32 with each rounding mode.
   {
-    std::vector<uint64_t> d = {0, 0x8000000000000000ull, 1, 0x36a0000000000000ull,
-                               0x3690000000000000ull, 0x47efffffe0000000ull,
-                               0x47efffffefffffffull, 0x47effffff0000000ull,
-                               0x7ff0000000000000ull, 0x7ff8000000000000ull,
-                               0x3ff0000010000000ull, 0x3ff0000030000000ull,
-                               0x3ff0000010000001ull, 0xbff0000010000000ull};
+    std::vector<uint64_t> d = {0,
+                               0x8000000000000000ull,
+                               1,
+                               0x36a0000000000000ull,
+                               0x3690000000000000ull,
+                               0x47efffffe0000000ull,
+                               0x47efffffefffffffull,
+                               0x47effffff0000000ull,
+                               0x7ff0000000000000ull,
+                               0x7ff8000000000000ull,
+                               0x3ff0000010000000ull,
+                               0x3ff0000030000000ull,
+                               0x3ff0000010000001ull,
+                               0xbff0000010000000ull};
     uint64_t s = 11;
     for (int i = 0; i < 1000; ++i) {
       uint64_t r = lcg(s) << 20 ^ lcg(s);
@@ -130,14 +144,21 @@ void add_convert_cases(std::vector<Case>& cases) {
     c.format = Format::kF32;
     cases.push_back(c);
   }
-  cases.push_back(eval_case("cvt.rni.sat.s32.f32", "cvt.rni.sat.s32.f32 %d, %a;", 32, 32, f32_unary()));
+  cases.push_back(
+      eval_case("cvt.rni.sat.s32.f32", "cvt.rni.sat.s32.f32 %d, %a;", 32, 32, f32_unary()));
   {
-    std::vector<uint64_t> ints = {0, 1, 0xffffffff, 0x7fffffff, 0x80000000, 0x01000001,
-                                  0x01000003, 0x00ffffff, 0x7fffffbf, 0x7fffffc0, 0xfefffffd};
+    std::vector<uint64_t> ints = {0,          1,          0xffffffff, 0x7fffffff,
+                                  0x80000000, 0x01000001, 0x01000003, 0x00ffffff,
+                                  0x7fffffbf, 0x7fffffc0, 0xfefffffd};
     uint64_t s = 5;
     for (int i = 0; i < 1000; ++i) ints.push_back(lcg(s) >> (i % 24) & 0xffffffff);
-    std::vector<uint64_t> longs = {0, 1, ~0ull, 0x7fffffffffffffffull, 0x8000000000000000ull,
-                                   0x0020000000000001ull, 0x0000010000000001ull};
+    std::vector<uint64_t> longs = {0,
+                                   1,
+                                   ~0ull,
+                                   0x7fffffffffffffffull,
+                                   0x8000000000000000ull,
+                                   0x0020000000000001ull,
+                                   0x0000010000000001ull};
     for (int i = 0; i < 1000; ++i) longs.push_back((lcg(s) << 30 ^ lcg(s)) >> (i % 40));
     for (const char* rnd : {"rn", "rz", "rm", "rp"}) {
       for (const char* t : {"s32", "u32", "s64", "u64"}) {

@@ -13,9 +13,11 @@ constexpr uint32_t kWidth = 256, kHeight = 64;  // u16 elements
 // cvta.param; mbarrier ops on .shared::cta; fence.mbarrier_init + fence.proxy.async after the
 // barrier's init, so the async proxy (the TMA unit) sees it; the destination 1024-B aligned.
 std::string tensor_kernel(uint32_t box_bytes) {
-  return ptx_header() + R"(.visible .entry k(.param .align 128 .b8 map[128], .param .u64 out, .param .u32 x, .param .u32 y)
+  return ptx_header() +
+         R"(.visible .entry k(.param .align 128 .b8 map[128], .param .u64 out, .param .u32 x, .param .u32 y)
 {
-  .shared .align 1024 .b8 smem[)" + std::to_string(box_bytes) + R"(];
+  .shared .align 1024 .b8 smem[)" +
+         std::to_string(box_bytes) + R"(];
   .shared .align 8 .b64 bar;
   .reg .b32 %r<16>;
   .reg .b64 %rd<12>;
@@ -28,7 +30,8 @@ std::string tensor_kernel(uint32_t box_bytes) {
   mbarrier.init.shared::cta.b64 [%r2], 1;
   fence.mbarrier_init.release.cluster;
   fence.proxy.async.shared::cta;
-  mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [%r2], )" + std::to_string(box_bytes) + R"(;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [%r2], )" +
+         std::to_string(box_bytes) + R"(;
   mov.u64 %rd2, map;
   cvta.param.u64 %rd3, %rd2;
   ld.param.u32 %r4, [x];
@@ -49,7 +52,8 @@ COPY:
   add.s64 %rd6, %rd4, %rd5;
   st.global.u32 [%rd6], %r9;
   add.u32 %r6, %r6, 32;
-  setp.lt.u32 %p3, %r6, )" + std::to_string(box_bytes / 4) + R"(;
+  setp.lt.u32 %p3, %r6, )" +
+         std::to_string(box_bytes / 4) + R"(;
   @%p3 bra COPY;
   ret;
 }
@@ -66,8 +70,8 @@ Case tensor_case(uint32_t swizzle, uint32_t box_w, uint32_t box_h, uint32_t x, u
   static const char* names[] = {"none", "32B", "64B", "128B"};
   Case c;
   c.name = "cp.async.bulk.tensor.2d swizzle " + std::string(names[swizzle]) + " box " +
-           std::to_string(box_w) + "x" + std::to_string(box_h) + " at (" + std::to_string(x) +
-           "," + std::to_string(y) + ")";
+           std::to_string(box_w) + "x" + std::to_string(box_h) + " at (" + std::to_string(x) + "," +
+           std::to_string(y) + ")";
   uint32_t box_bytes = box_w * box_h * 2;
   std::string ptx = tensor_kernel(box_bytes);
   std::string name = c.name;

@@ -20,9 +20,12 @@ Case shuffle(const std::string& mode, uint32_t mask) {
   }
   std::string m = std::to_string(mask);
   std::string body =
-      "mov.u32 %r2, %laneid;\n  shr.b32 %r3, " + m + ", %r2;\n  and.b32 %r3, %r3, 1;\n"
+      "mov.u32 %r2, %laneid;\n  shr.b32 %r3, " + m +
+      ", %r2;\n  and.b32 %r3, %r3, 1;\n"
       "  setp.eq.u32 %q, %r3, 1;\n  mov.u32 %r0, 0xdeadbeef;\n  setp.ne.u32 %p, 0, 0;\n"
-      "  @!%q bra SKIP;\n  shfl.sync." + mode + ".b32 %r0|%p, %a, %b, %c, " + m + ";\n"
+      "  @!%q bra SKIP;\n  shfl.sync." +
+      mode + ".b32 %r0|%p, %a, %b, %c, " + m +
+      ";\n"
       "SKIP:\n  selp.b32 %r1, 1, 0, %p;\n  mov.b64 %d, {%r0, %r1};";
   Case k = eval_case("shfl.sync." + mode + " mask " + m, body, 32, 64, a, b, c);
   // PTX leaves d undefined when the source lane is not in membermask (an H200 gives 0): only
@@ -52,11 +55,13 @@ std::vector<uint32_t> smem_pattern(size_t words) {
 
 // f16 (or bf16/fp8) values from {-2, -1.5, ..., 2}: products and sums exact in f32.
 uint32_t small_f16(uint64_t& s) {
-  static const uint16_t v[] = {0xc000, 0xbe00, 0xbc00, 0xb800, 0x0000, 0x3800, 0x3c00, 0x3e00, 0x4000};
+  static const uint16_t v[] = {0xc000, 0xbe00, 0xbc00, 0xb800, 0x0000,
+                               0x3800, 0x3c00, 0x3e00, 0x4000};
   return v[lcg(s) % 9];
 }
 uint32_t small_bf16(uint64_t& s) {
-  static const uint16_t v[] = {0xc000, 0xbfc0, 0xbf80, 0xbf00, 0x8000, 0x3f00, 0x3f80, 0x3fc0, 0x4000};
+  static const uint16_t v[] = {0xc000, 0xbfc0, 0xbf80, 0xbf00, 0x8000,
+                               0x3f00, 0x3f80, 0x3fc0, 0x4000};
   return v[lcg(s) % 9];
 }
 uint32_t small_fp8(uint64_t& s, bool e5m2) {
@@ -78,10 +83,12 @@ Case mma(const std::string& shape_types, int elem, bool f16_accum, bool exact) {
     for (int r = 0; r < 6; ++r) {
       uint32_t w = 0;
       for (int k = 0; k < 32 / elem; ++k) {
-        uint32_t v = !exact ? static_cast<uint32_t>(lcg(s)) & 0x3bff
-                     : elem == 16 ? (shape_types.find("bf16") != std::string::npos ? small_bf16(s) : small_f16(s))
-                     : shape_types.find("s8") != std::string::npos ? static_cast<uint32_t>(lcg(s) & 0xff)
-                     : small_fp8(s, shape_types.find("e5m2") != std::string::npos);
+        uint32_t v = !exact       ? static_cast<uint32_t>(lcg(s)) & 0x3bff
+                     : elem == 16 ? (shape_types.find("bf16") != std::string::npos ? small_bf16(s)
+                                                                                   : small_f16(s))
+                     : shape_types.find("s8") != std::string::npos
+                         ? static_cast<uint32_t>(lcg(s) & 0xff)
+                         : small_fp8(s, shape_types.find("e5m2") != std::string::npos);
         w |= v << (k * elem);
       }
       in.push_back(w);
@@ -89,7 +96,7 @@ Case mma(const std::string& shape_types, int elem, bool f16_accum, bool exact) {
     for (uint32_t r = 0; r < c_regs; ++r) {
       in.push_back(f16_accum ? small_f16(s) | small_f16(s) << 16
                    : shape_types.find("s32") != std::string::npos ? static_cast<uint32_t>(lcg(s))
-                                                                   : small_f32(s));
+                                                                  : small_f32(s));
     }
   }
   std::string d = f16_accum ? "{%o0, %o1}" : "{%o0, %o1, %o2, %o3}";
@@ -120,14 +127,13 @@ void add_warp_cases(std::vector<Case>& cases) {
     for (int i = 0; i < 256; ++i) a.push_back(lcg(s) % 5);
     for (const char* body :
          {"setp.eq.u32 %q, %a, 2;\n  vote.sync.ballot.b32 %d, %q, 0xffffffff;",
-          "setp.ne.u32 %q, %a, 0;\n  vote.sync.all.pred %p, %q, 0xffffffff;\n  selp.b32 %d, 1, 0, %p;",
-          "setp.ne.u32 %q, %a, 0;\n  vote.sync.any.pred %p, %q, 0xffffffff;\n  selp.b32 %d, 1, 0, %p;",
-          "match.any.sync.b32 %d, %a, 0xffffffff;",
-          "match.all.sync.b32 %d|%p, %a, 0xffffffff;",
-          "redux.sync.add.u32 %d, %a, 0xffffffff;",
-          "redux.sync.max.s32 %d, %a, 0xffffffff;",
-          "redux.sync.xor.b32 %d, %a, 0xffffffff;",
-          "activemask.b32 %d;"}) {
+          "setp.ne.u32 %q, %a, 0;\n  vote.sync.all.pred %p, %q, 0xffffffff;\n  selp.b32 %d, 1, 0, "
+          "%p;",
+          "setp.ne.u32 %q, %a, 0;\n  vote.sync.any.pred %p, %q, 0xffffffff;\n  selp.b32 %d, 1, 0, "
+          "%p;",
+          "match.any.sync.b32 %d, %a, 0xffffffff;", "match.all.sync.b32 %d|%p, %a, 0xffffffff;",
+          "redux.sync.add.u32 %d, %a, 0xffffffff;", "redux.sync.max.s32 %d, %a, 0xffffffff;",
+          "redux.sync.xor.b32 %d, %a, 0xffffffff;", "activemask.b32 %d;"}) {
       std::string b = body;
       size_t at = b.find("vote"), m = b.find("match"), r = b.find("redux");
       at = std::min({at, m, r, b.find("activemask")});

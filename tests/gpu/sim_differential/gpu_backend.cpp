@@ -41,25 +41,36 @@ struct Api {
     if (!cuInit) return "libcuda.so.1 lacks " KILN_STR(cuInit);
     cuDeviceGet = reinterpret_cast<decltype(cuDeviceGet)>(dlsym(lib, KILN_STR(cuDeviceGet)));
     if (!cuDeviceGet) return "libcuda.so.1 lacks " KILN_STR(cuDeviceGet);
-    cuDeviceGetName = reinterpret_cast<decltype(cuDeviceGetName)>(dlsym(lib, KILN_STR(cuDeviceGetName)));
+    cuDeviceGetName =
+        reinterpret_cast<decltype(cuDeviceGetName)>(dlsym(lib, KILN_STR(cuDeviceGetName)));
     if (!cuDeviceGetName) return "libcuda.so.1 lacks " KILN_STR(cuDeviceGetName);
-    cuDevicePrimaryCtxRetain = reinterpret_cast<decltype(cuDevicePrimaryCtxRetain)>(dlsym(lib, KILN_STR(cuDevicePrimaryCtxRetain)));
+    cuDevicePrimaryCtxRetain = reinterpret_cast<decltype(cuDevicePrimaryCtxRetain)>(
+        dlsym(lib, KILN_STR(cuDevicePrimaryCtxRetain)));
     if (!cuDevicePrimaryCtxRetain) return "libcuda.so.1 lacks " KILN_STR(cuDevicePrimaryCtxRetain);
-    cuDevicePrimaryCtxRelease = reinterpret_cast<decltype(cuDevicePrimaryCtxRelease)>(dlsym(lib, KILN_STR(cuDevicePrimaryCtxRelease)));
-    if (!cuDevicePrimaryCtxRelease) return "libcuda.so.1 lacks " KILN_STR(cuDevicePrimaryCtxRelease);
-    cuCtxSetCurrent = reinterpret_cast<decltype(cuCtxSetCurrent)>(dlsym(lib, KILN_STR(cuCtxSetCurrent)));
+    cuDevicePrimaryCtxRelease = reinterpret_cast<decltype(cuDevicePrimaryCtxRelease)>(
+        dlsym(lib, KILN_STR(cuDevicePrimaryCtxRelease)));
+    if (!cuDevicePrimaryCtxRelease)
+      return "libcuda.so.1 lacks " KILN_STR(cuDevicePrimaryCtxRelease);
+    cuCtxSetCurrent =
+        reinterpret_cast<decltype(cuCtxSetCurrent)>(dlsym(lib, KILN_STR(cuCtxSetCurrent)));
     if (!cuCtxSetCurrent) return "libcuda.so.1 lacks " KILN_STR(cuCtxSetCurrent);
-    cuModuleLoadDataEx = reinterpret_cast<decltype(cuModuleLoadDataEx)>(dlsym(lib, KILN_STR(cuModuleLoadDataEx)));
+    cuModuleLoadDataEx =
+        reinterpret_cast<decltype(cuModuleLoadDataEx)>(dlsym(lib, KILN_STR(cuModuleLoadDataEx)));
     if (!cuModuleLoadDataEx) return "libcuda.so.1 lacks " KILN_STR(cuModuleLoadDataEx);
-    cuModuleUnload = reinterpret_cast<decltype(cuModuleUnload)>(dlsym(lib, KILN_STR(cuModuleUnload)));
+    cuModuleUnload =
+        reinterpret_cast<decltype(cuModuleUnload)>(dlsym(lib, KILN_STR(cuModuleUnload)));
     if (!cuModuleUnload) return "libcuda.so.1 lacks " KILN_STR(cuModuleUnload);
-    cuModuleGetFunction = reinterpret_cast<decltype(cuModuleGetFunction)>(dlsym(lib, KILN_STR(cuModuleGetFunction)));
+    cuModuleGetFunction =
+        reinterpret_cast<decltype(cuModuleGetFunction)>(dlsym(lib, KILN_STR(cuModuleGetFunction)));
     if (!cuModuleGetFunction) return "libcuda.so.1 lacks " KILN_STR(cuModuleGetFunction);
-    cuFuncSetAttribute = reinterpret_cast<decltype(cuFuncSetAttribute)>(dlsym(lib, KILN_STR(cuFuncSetAttribute)));
+    cuFuncSetAttribute =
+        reinterpret_cast<decltype(cuFuncSetAttribute)>(dlsym(lib, KILN_STR(cuFuncSetAttribute)));
     if (!cuFuncSetAttribute) return "libcuda.so.1 lacks " KILN_STR(cuFuncSetAttribute);
-    cuLaunchKernel = reinterpret_cast<decltype(cuLaunchKernel)>(dlsym(lib, KILN_STR(cuLaunchKernel)));
+    cuLaunchKernel =
+        reinterpret_cast<decltype(cuLaunchKernel)>(dlsym(lib, KILN_STR(cuLaunchKernel)));
     if (!cuLaunchKernel) return "libcuda.so.1 lacks " KILN_STR(cuLaunchKernel);
-    cuCtxSynchronize = reinterpret_cast<decltype(cuCtxSynchronize)>(dlsym(lib, KILN_STR(cuCtxSynchronize)));
+    cuCtxSynchronize =
+        reinterpret_cast<decltype(cuCtxSynchronize)>(dlsym(lib, KILN_STR(cuCtxSynchronize)));
     if (!cuCtxSynchronize) return "libcuda.so.1 lacks " KILN_STR(cuCtxSynchronize);
     cuMemAlloc = reinterpret_cast<decltype(cuMemAlloc)>(dlsym(lib, KILN_STR(cuMemAlloc)));
     if (!cuMemAlloc) return "libcuda.so.1 lacks " KILN_STR(cuMemAlloc);
@@ -69,11 +80,14 @@ struct Api {
     if (!cuMemcpyHtoD) return "libcuda.so.1 lacks " KILN_STR(cuMemcpyHtoD);
     cuMemcpyDtoH = reinterpret_cast<decltype(cuMemcpyDtoH)>(dlsym(lib, KILN_STR(cuMemcpyDtoH)));
     if (!cuMemcpyDtoH) return "libcuda.so.1 lacks " KILN_STR(cuMemcpyDtoH);
-    cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(dlsym(lib, KILN_STR(cuTensorMapEncodeTiled)));
+    cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(
+        dlsym(lib, KILN_STR(cuTensorMapEncodeTiled)));
     if (!cuTensorMapEncodeTiled) return "libcuda.so.1 lacks " KILN_STR(cuTensorMapEncodeTiled);
-    cuGetErrorName = reinterpret_cast<decltype(cuGetErrorName)>(dlsym(lib, KILN_STR(cuGetErrorName)));
+    cuGetErrorName =
+        reinterpret_cast<decltype(cuGetErrorName)>(dlsym(lib, KILN_STR(cuGetErrorName)));
     if (!cuGetErrorName) return "libcuda.so.1 lacks " KILN_STR(cuGetErrorName);
-    cuGetErrorString = reinterpret_cast<decltype(cuGetErrorString)>(dlsym(lib, KILN_STR(cuGetErrorString)));
+    cuGetErrorString =
+        reinterpret_cast<decltype(cuGetErrorString)>(dlsym(lib, KILN_STR(cuGetErrorString)));
     if (!cuGetErrorString) return "libcuda.so.1 lacks " KILN_STR(cuGetErrorString);
     return "";
   }
@@ -88,9 +102,9 @@ std::string describe(CUresult r, const char* what) {
   return std::string(what) + ": " + (name ? name : "?") + " (" + (text ? text : "") + ")";
 }
 
-#define KILN_CU(call)                                   \
-  do {                                                  \
-    CUresult kiln_r = (call);                           \
+#define KILN_CU(call)                                           \
+  do {                                                          \
+    CUresult kiln_r = (call);                                   \
     if (kiln_r != CUDA_SUCCESS) return describe(kiln_r, #call); \
   } while (0)
 
@@ -155,7 +169,7 @@ class GpuBackend : public Backend {
     KILN_CU(api.cuModuleGetFunction(&f, module_, kernel.c_str()));
     if (shared > 48 * 1024) {
       KILN_CU(api.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 static_cast<int>(shared)));
+                                     static_cast<int>(shared)));
     }
     // kernelParams (a pointer to each argument), not CU_LAUNCH_PARAM_BUFFER_POINTER: on an H200
     // (driver of 2026-11) a CUtensorMap passed in the packed `extra` buffer makes
@@ -165,7 +179,7 @@ class GpuBackend : public Backend {
     std::vector<void*> args;
     for (size_t offset : params.offsets()) args.push_back(buffer.data() + offset);
     KILN_CU(api.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared,
-                           nullptr, args.empty() ? nullptr : args.data(), nullptr));
+                               nullptr, args.empty() ? nullptr : args.data(), nullptr));
     KILN_CU(api.cuCtxSynchronize());
     return "";
   }

@@ -45,16 +45,32 @@ bool is_nan(uint64_t bits, int width, int mantissa) {
 
 double to_double(uint64_t bits, Format f) {
   switch (f) {
-    case Format::kF32: { float x; uint32_t u = static_cast<uint32_t>(bits); std::memcpy(&x, &u, 4); return x; }
-    case Format::kF64: { double x; std::memcpy(&x, &bits, 8); return x; }
-    case Format::kBF16: { float x; uint32_t u = static_cast<uint32_t>(bits) << 16; std::memcpy(&x, &u, 4); return x; }
+    case Format::kF32: {
+      float x;
+      uint32_t u = static_cast<uint32_t>(bits);
+      std::memcpy(&x, &u, 4);
+      return x;
+    }
+    case Format::kF64: {
+      double x;
+      std::memcpy(&x, &bits, 8);
+      return x;
+    }
+    case Format::kBF16: {
+      float x;
+      uint32_t u = static_cast<uint32_t>(bits) << 16;
+      std::memcpy(&x, &u, 4);
+      return x;
+    }
     case Format::kF16: {
       uint32_t e = bits >> 10 & 31, m = bits & 1023;
-      double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY)
-                                                       : std::ldexp(1024 + m, static_cast<int>(e) - 25);
+      double v = e == 0    ? std::ldexp(m, -24)
+                 : e == 31 ? (m ? NAN : INFINITY)
+                           : std::ldexp(1024 + m, static_cast<int>(e) - 25);
       return (bits >> 15 & 1) ? -v : v;
     }
-    default: return static_cast<double>(bits);
+    default:
+      return static_cast<double>(bits);
   }
 }
 
@@ -76,7 +92,9 @@ Case eval_case(const std::string& name, const std::string& body, int in_bits, in
   b.resize(n, 0);
   c.resize(n, 0);
   std::string ib = std::to_string(in_bits), ob = std::to_string(out_bits);
-  std::string ptx = ptx_header() + R"(.visible .entry eval(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+  std::string ptx =
+      ptx_header() +
+      R"(.visible .entry eval(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
 {
   .reg .b64 %rd<16>;
   .reg .b32 %t, %r<8>;
@@ -84,8 +102,10 @@ Case eval_case(const std::string& name, const std::string& body, int in_bits, in
   .reg .b64 %x<8>;
   .reg .f32 %f<8>;
   .reg .pred %p, %q, %s;
-  .reg .b)" + ib + R"( %a, %b, %c;
-  .reg .b)" + ob + R"( %d;
+  .reg .b)" +
+      ib + R"( %a, %b, %c;
+  .reg .b)" +
+      ob + R"( %d;
   mov.u32 %t, %tid.x;
   mov.u32 %r0, %ctaid.x;
   mov.u32 %r1, %ntid.x;
@@ -93,20 +113,26 @@ Case eval_case(const std::string& name, const std::string& body, int in_bits, in
   mul.wide.u32 %rd5, %t, 8;
   ld.param.u64 %rd1, [pa];
   add.s64 %rd1, %rd1, %rd5;
-  ld.global.b)" + ib + R"( %a, [%rd1];
+  ld.global.b)" +
+      ib + R"( %a, [%rd1];
   ld.param.u64 %rd2, [pb];
   add.s64 %rd2, %rd2, %rd5;
-  ld.global.b)" + ib + R"( %b, [%rd2];
+  ld.global.b)" +
+      ib + R"( %b, [%rd2];
   ld.param.u64 %rd3, [pc];
   add.s64 %rd3, %rd3, %rd5;
-  ld.global.b)" + ib + R"( %c, [%rd3];
+  ld.global.b)" +
+      ib + R"( %c, [%rd3];
   ld.param.u64 %rd4, [pd];
   add.s64 %rd4, %rd4, %rd5;
-  ld.global.b)" + ob + R"( %d, [%rd4];
+  ld.global.b)" +
+      ob + R"( %d, [%rd4];
   mov.u32 %r0, 0;
   mov.u32 %r1, 0;
-  )" + body + R"(
-  st.global.b)" + ob + R"( [%rd4], %d;
+  )" + body +
+      R"(
+  st.global.b)" +
+      ob + R"( [%rd4], %d;
   ret;
 }
 )";
@@ -147,12 +173,16 @@ Case fragment_case(const std::string& name, const std::string& body, uint32_t th
   }
   for (uint32_t k = 0; k < out_per_thread; ++k) {
     zero += "  mov.b32 %o" + std::to_string(k) + ", 0;\n";
-    stores += "  st.global.b32 [%rd4+" + std::to_string(4 * k) + "], %o" + std::to_string(k) + ";\n";
+    stores +=
+        "  st.global.b32 [%rd4+" + std::to_string(4 * k) + "], %o" + std::to_string(k) + ";\n";
   }
-  std::string ptx = ptx_header() + R"(.visible .entry frag(.param .u64 pin, .param .u64 pout, .param .u64 psm)
+  std::string ptx = ptx_header() +
+                    R"(.visible .entry frag(.param .u64 pin, .param .u64 pout, .param .u64 psm)
 {
-  .shared .align 1024 .b8 sm[)" + std::to_string(smem.size() * 4) + R"(];
-  .reg .b32 %i<)" + nin + R"(>, %o<)" + nout + R"(>, %t<16>, %sa, %me, %w;
+  .shared .align 1024 .b8 sm[)" +
+                    std::to_string(smem.size() * 4) + R"(];
+  .reg .b32 %i<)" + nin +
+                    R"(>, %o<)" + nout + R"(>, %t<16>, %sa, %me, %w;
   .reg .b64 %rd<8>, %x<8>;
   .reg .f32 %f<8>;
   .reg .pred %p<4>;
@@ -161,7 +191,8 @@ Case fragment_case(const std::string& name, const std::string& body, uint32_t th
   ld.param.u64 %rd1, [psm];
   mov.u32 %w, %me;
 COPY:
-  setp.ge.u32 %p0, %w, )" + std::to_string(smem.size()) + R"(;
+  setp.ge.u32 %p0, %w, )" +
+                    std::to_string(smem.size()) + R"(;
   @%p0 bra COPIED;
   mul.wide.u32 %rd2, %w, 4;
   add.s64 %rd2, %rd1, %rd2;
@@ -169,15 +200,19 @@ COPY:
   shl.b32 %t1, %w, 2;
   add.u32 %t1, %sa, %t1;
   st.shared.b32 [%t1], %t0;
-  add.u32 %w, %w, )" + std::to_string(threads) + R"(;
+  add.u32 %w, %w, )" +
+                    std::to_string(threads) + R"(;
   bra COPY;
 COPIED:
   bar.sync 0;
-  mul.wide.u32 %rd2, %me, )" + std::to_string(4 * in_per_thread) + R"(;
+  mul.wide.u32 %rd2, %me, )" +
+                    std::to_string(4 * in_per_thread) + R"(;
   ld.param.u64 %rd3, [pin];
   add.s64 %rd3, %rd3, %rd2;
-)" + loads + zero + body + R"(
-  mul.wide.u32 %rd2, %me, )" + std::to_string(4 * out_per_thread) + R"(;
+)" + loads + zero + body +
+                    R"(
+  mul.wide.u32 %rd2, %me, )" +
+                    std::to_string(4 * out_per_thread) + R"(;
   ld.param.u64 %rd4, [pout];
   add.s64 %rd4, %rd4, %rd2;
 )" + stores + R"(  ret;
@@ -213,11 +248,13 @@ CaseResult compare(const Case& c, const std::vector<uint64_t>& gpu,
   r.bound_ulp = c.max_ulp;
   r.bound_abs = c.abs_tol;
   int lane = c.format == Format::kF16 || c.format == Format::kBF16 ? 16
-             : c.format == Format::kF32                           ? 32
-             : c.format == Format::kF64                           ? 64
-                                                                  : c.out_bits;
-  int mantissa = c.format == Format::kF16 ? 10 : c.format == Format::kBF16 ? 7
-                 : c.format == Format::kF32 ? 23 : 52;
+             : c.format == Format::kF32                            ? 32
+             : c.format == Format::kF64                            ? 64
+                                                                   : c.out_bits;
+  int mantissa = c.format == Format::kF16    ? 10
+                 : c.format == Format::kBF16 ? 7
+                 : c.format == Format::kF32  ? 23
+                                             : 52;
   size_t n = std::min(gpu.size(), sim.size());
   r.values = n;
   bool within = gpu.size() == sim.size();
@@ -236,8 +273,10 @@ CaseResult compare(const Case& c, const std::vector<uint64_t>& gpu,
       double ulp = INFINITY;
       if (c.format != Format::kBits) {
         bool gn = is_nan(g, lane, mantissa), mn = is_nan(m, lane, mantissa);
-        if (gn && mn) ulp = 0;
-        else if (!gn && !mn) ulp = static_cast<double>(std::llabs(ordered(g, lane) - ordered(m, lane)));
+        if (gn && mn)
+          ulp = 0;
+        else if (!gn && !mn)
+          ulp = static_cast<double>(std::llabs(ordered(g, lane) - ordered(m, lane)));
         if (!c.exact && ulp > c.max_ulp &&
             !(std::fabs(to_double(g, c.format) - to_double(m, c.format)) <= c.abs_tol)) {
           ok = false;
@@ -250,7 +289,8 @@ CaseResult compare(const Case& c, const std::vector<uint64_t>& gpu,
     if (r.examples.size() < 8 && (c.exact || !ok)) {
       std::string e = "[" + std::to_string(i) + "]";
       for (size_t k = 0; k < c.inputs.size(); ++k) {
-        if (i < c.inputs[k].size()) e += " " + std::string(1, static_cast<char>('a' + k)) + "=" + hex(c.inputs[k][i], 16);
+        if (i < c.inputs[k].size())
+          e += " " + std::string(1, static_cast<char>('a' + k)) + "=" + hex(c.inputs[k][i], 16);
       }
       e += " gpu=" + hex(gpu[i], c.out_bits) + " sim=" + hex(sim[i], c.out_bits);
       r.examples.push_back(e);
@@ -289,9 +329,9 @@ std::vector<uint64_t> f16_edges() {
 }
 
 std::vector<uint64_t> bf16_edges() {
-  return {0x0000, 0x8000, 0x0001, 0x8001, 0x007f, 0x0080, 0x3f80, 0xbf80, 0x3f81, 0x3eab,
-          0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x43e0, 0x43f0, 0x4760,
-          0x4770, 0x3b00, 0x3f00, 0x4020, 0xc020, 0x0040};
+  return {0x0000, 0x8000, 0x0001, 0x8001, 0x007f, 0x0080, 0x3f80, 0xbf80, 0x3f81,
+          0x3eab, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x43e0,
+          0x43f0, 0x4760, 0x4770, 0x3b00, 0x3f00, 0x4020, 0xc020, 0x0040};
 }
 
 }  // namespace kiln::simdiff

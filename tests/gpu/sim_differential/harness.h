@@ -34,7 +34,7 @@ struct CaseResult {
   double max_ulp = 0;
   double bound_ulp = 0, bound_abs = 0;
   bool passed = false;
-  std::string error;  // a backend failed: load, launch or fault
+  std::string error;                  // a backend failed: load, launch or fault
   std::vector<std::string> examples;  // first disagreements
 };
 
@@ -42,8 +42,7 @@ struct CaseResult {
 // slots) into %a %b %c and %d (out_bits) from d[i], runs `body`, stores %d. Scratch registers:
 // %r0-%r7 (.b32), %h0-%h7 (.b16), %x0-%x7 (.b64), %f0-%f7 (.f32), %p %q %s (.pred).
 Case eval_case(const std::string& name, const std::string& body, int in_bits, int out_bits,
-               std::vector<uint64_t> a, std::vector<uint64_t> b = {},
-               std::vector<uint64_t> c = {});
+               std::vector<uint64_t> a, std::vector<uint64_t> b = {}, std::vector<uint64_t> c = {});
 
 // A module with entry `frag` for one block of `threads`: `smem` (32-bit words) is copied into
 // shared memory `sm` (%sa holds its address), thread t loads %i0..%i<in-1> from in[t*in + k],

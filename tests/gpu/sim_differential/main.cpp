@@ -17,11 +17,11 @@ namespace {
 
 // CUDA errors after which the context is unusable (every later call returns them too).
 bool context_killing(const std::string& error) {
-  for (const char* e : {"CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_ILLEGAL_ADDRESS",
-                        "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_INVALID_ADDRESS_SPACE",
-                        "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_LAUNCH_FAILED",
-                        "CUDA_ERROR_HARDWARE_STACK_ERROR", "CUDA_ERROR_ASSERT",
-                        "CUDA_ERROR_LAUNCH_TIMEOUT", "CUDA_ERROR_TENSOR_MEMORY_LEAK"}) {
+  for (const char* e :
+       {"CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_ILLEGAL_ADDRESS",
+        "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+        "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_HARDWARE_STACK_ERROR",
+        "CUDA_ERROR_ASSERT", "CUDA_ERROR_LAUNCH_TIMEOUT", "CUDA_ERROR_TENSOR_MEMORY_LEAK"}) {
     if (error.find(e) != std::string::npos) return true;
   }
   return false;
@@ -33,8 +33,10 @@ int main(int argc, char** argv) {
   bool sim_only = false;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--sim-only")) sim_only = true;
-    else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
+    if (!std::strcmp(argv[i], "--sim-only"))
+      sim_only = true;
+    else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc)
+      filter = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--sim-only] [--filter TEXT]\n", argv[0]);
       return 2;
@@ -118,7 +120,9 @@ int main(int argc, char** argv) {
       if (!r.passed) ++failed;
       std::printf("case %s: %zu values, bit-exact %zu/%zu, max ulp %g%s\n", c.name.c_str(),
                   r.values, r.agree, r.values, r.max_ulp,
-                  r.passed ? "" : c.exact ? "  DISAGREES" : "  OVER BOUND");
+                  r.passed  ? ""
+                  : c.exact ? "  DISAGREES"
+                            : "  OVER BOUND");
       for (const std::string& e : r.examples) std::printf("    %s\n", e.c_str());
     }
     report["cases"].push_back(j);

@@ -12,10 +12,22 @@ namespace {
 
 uint32_t element_bytes_of(uint32_t data_type) {
   switch (data_type) {
-    case 0: return 1;  // UINT8
-    case 1: case 6: case 9: case 10: return 2;  // UINT16, FLOAT16, BFLOAT16, FLOAT16_FTZ
-    case 3: case 4: case 7: case 8: case 11: case 12: return 4;
-    default: return 8;
+    case 0:
+      return 1;  // UINT8
+    case 1:
+    case 6:
+    case 9:
+    case 10:
+      return 2;  // UINT16, FLOAT16, BFLOAT16, FLOAT16_FTZ
+    case 3:
+    case 4:
+    case 7:
+    case 8:
+    case 11:
+    case 12:
+      return 4;
+    default:
+      return 8;
   }
 }
 

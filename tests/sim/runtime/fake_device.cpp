@@ -40,7 +40,8 @@ std::map<std::string, KernelInfo> parse_entries(std::string_view ptx) {
       std::string type = m[1];
       uint32_t size = 0, align = 0;
       if (type == "align") {  // ".param .align 8 .b8 name[16]" parses with type "align"
-        const std::regex aggregate(R"(\.param\s+\.align\s+(\d+)\s+\.b8\s+([A-Za-z0-9_$]+)\[(\d+)\])");
+        const std::regex aggregate(
+            R"(\.param\s+\.align\s+(\d+)\s+\.b8\s+([A-Za-z0-9_$]+)\[(\d+)\])");
         std::smatch a;
         if (!std::regex_search(line, a, aggregate)) continue;
         align = static_cast<uint32_t>(std::stoul(a[1]));
@@ -61,12 +62,12 @@ std::map<std::string, KernelInfo> parse_entries(std::string_view ptx) {
       continue;
     }
     if (std::regex_search(line, m, maxntid))
-      current->max_threads = static_cast<uint32_t>(std::stoul(m[1]) * std::stoul(m[2]) *
-                                                   std::stoul(m[3]));
+      current->max_threads =
+          static_cast<uint32_t>(std::stoul(m[1]) * std::stoul(m[2]) * std::stoul(m[3]));
     if (std::regex_search(line, m, cluster))
-      current->cluster = Dim3{static_cast<uint32_t>(std::stoul(m[1])),
-                              static_cast<uint32_t>(std::stoul(m[2])),
-                              static_cast<uint32_t>(std::stoul(m[3]))};
+      current->cluster =
+          Dim3{static_cast<uint32_t>(std::stoul(m[1])), static_cast<uint32_t>(std::stoul(m[2])),
+               static_cast<uint32_t>(std::stoul(m[3]))};
     if (line.find('{') != std::string::npos) current = nullptr;
   }
   return kernels;

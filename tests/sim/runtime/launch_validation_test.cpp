@@ -25,19 +25,19 @@ LaunchConfig config(Dim3 grid, Dim3 block, uint32_t dynamic = 0, Dim3 cluster = 
 const DeviceProperties kH200;
 
 TEST(LaunchValidation, AcceptsAnOrdinaryLaunch) {
-  EXPECT_TRUE(validate_launch(kH200, plain_kernel(), {}, config({64, 64, 1}, {256, 1, 1}), false)
-                  .ok());
+  EXPECT_TRUE(
+      validate_launch(kH200, plain_kernel(), {}, config({64, 64, 1}, {256, 1, 1}), false).ok());
 }
 
 TEST(LaunchValidation, RejectsZeroGridAsInvalidConfiguration) {
-  const auto check = validate_launch(kH200, plain_kernel(), {}, config({0, 1, 1}, {32, 1, 1}),
-                                     false);
+  const auto check =
+      validate_launch(kH200, plain_kernel(), {}, config({0, 1, 1}, {32, 1, 1}), false);
   EXPECT_EQ(check.code, cudaErrorInvalidConfiguration);
 }
 
 TEST(LaunchValidation, RejectsBlockOverTheThreadLimit) {
-  const auto check = validate_launch(kH200, plain_kernel(), {}, config({1, 1, 1}, {2048, 1, 1}),
-                                     false);
+  const auto check =
+      validate_launch(kH200, plain_kernel(), {}, config({1, 1, 1}, {2048, 1, 1}), false);
   EXPECT_EQ(check.code, cudaErrorInvalidConfiguration);
   EXPECT_NE(check.message.find("1024"), std::string::npos);
   EXPECT_EQ(validate_launch(kH200, plain_kernel(), {}, config({1, 1, 1}, {32, 32, 2}), false).code,
@@ -47,8 +47,8 @@ TEST(LaunchValidation, RejectsBlockOverTheThreadLimit) {
 }
 
 TEST(LaunchValidation, RejectsGridYOver65535) {
-  const auto check = validate_launch(kH200, plain_kernel(), {},
-                                     config({1, 65536, 1}, {32, 1, 1}), false);
+  const auto check =
+      validate_launch(kH200, plain_kernel(), {}, config({1, 65536, 1}, {32, 1, 1}), false);
   EXPECT_EQ(check.code, cudaErrorInvalidConfiguration);
 }
 
@@ -68,8 +68,8 @@ TEST(LaunchValidation, RejectsBlockDifferentFromReqntid) {
 }
 
 TEST(LaunchValidation, DynamicSharedOver48KBNeedsTheAttribute) {
-  const auto check = validate_launch(kH200, plain_kernel(), {},
-                                     config({1, 1, 1}, {128, 1, 1}, 64 * 1024), false);
+  const auto check =
+      validate_launch(kH200, plain_kernel(), {}, config({1, 1, 1}, {128, 1, 1}, 64 * 1024), false);
   EXPECT_EQ(check.code, cudaErrorInvalidValue);
   EXPECT_NE(check.message.find("cudaFuncAttributeMaxDynamicSharedMemorySize"), std::string::npos);
   FunctionLimits opted_in;
@@ -104,12 +104,12 @@ TEST(LaunchValidation, OptInMaximumLeavesRoomForStaticShared) {
 }
 
 TEST(LaunchValidation, ClusterMustDivideTheGrid) {
-  const auto check = validate_launch(kH200, plain_kernel(), {},
-                                     config({6, 1, 1}, {64, 1, 1}, 0, {4, 1, 1}), true);
+  const auto check =
+      validate_launch(kH200, plain_kernel(), {}, config({6, 1, 1}, {64, 1, 1}, 0, {4, 1, 1}), true);
   EXPECT_EQ(check.code, cudaErrorInvalidClusterSize);
-  EXPECT_TRUE(validate_launch(kH200, plain_kernel(), {},
-                              config({8, 1, 1}, {64, 1, 1}, 0, {4, 1, 1}), true)
-                  .ok());
+  EXPECT_TRUE(
+      validate_launch(kH200, plain_kernel(), {}, config({8, 1, 1}, {64, 1, 1}, 0, {4, 1, 1}), true)
+          .ok());
 }
 
 TEST(LaunchValidation, ClusterOver8NeedsNonPortableAttribute) {
@@ -130,9 +130,9 @@ TEST(LaunchValidation, CompiledClusterAppliesAndConflictsWithALaunchAttribute) {
   EXPECT_EQ(validate_launch(kH200, kernel, {}, config({3, 1, 1}, {64, 1, 1}), false).code,
             cudaErrorInvalidClusterSize);
   EXPECT_TRUE(validate_launch(kH200, kernel, {}, config({4, 1, 1}, {64, 1, 1}), false).ok());
-  EXPECT_EQ(validate_launch(kH200, kernel, {}, config({4, 1, 1}, {64, 1, 1}, 0, {4, 1, 1}), true)
-                .code,
-            cudaErrorInvalidClusterSize);
+  EXPECT_EQ(
+      validate_launch(kH200, kernel, {}, config({4, 1, 1}, {64, 1, 1}, 0, {4, 1, 1}), true).code,
+      cudaErrorInvalidClusterSize);
 }
 
 }  // namespace

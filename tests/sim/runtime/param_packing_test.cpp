@@ -16,8 +16,8 @@ KernelInfo kernel_with(std::vector<ParamSlot> params, uint32_t bytes) {
 }
 
 TEST(ParamPacking, PlacesEachArgumentAtItsDeclaredOffset) {
-  const KernelInfo kernel = kernel_with(
-      {{"a", 0, 4, 4}, {"p", 8, 8, 8}, {"c", 16, 1, 1}, {"s", 32, 16, 16}}, 48);
+  const KernelInfo kernel =
+      kernel_with({{"a", 0, 4, 4}, {"p", 8, 8, 8}, {"c", 16, 1, 1}, {"s", 32, 16, 16}}, 48);
   int a = 0x11223344;
   uint64_t p = 0xdeadbeefcafef00dull;
   char c = 'z';

@@ -47,8 +47,9 @@ std::string build_dir(const std::string& name) {
 }
 
 TEST(SimRun, Fp16GemmStarterPassesEverySimWorkload) {
-  const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --source " + task("fp16_gemm") +
-                          "/starter.cu --build-dir " + build_dir("gemm_starter"));
+  const SimRunResult run =
+      sim_run("--task " + task("fp16_gemm") + " --source " + task("fp16_gemm") +
+              "/starter.cu --build-dir " + build_dir("gemm_starter"));
   ASSERT_FALSE(run.report.is_discarded());
   EXPECT_EQ(run.exit_code, 0) << run.report.dump(2);
   EXPECT_EQ(run.report["passed"], 4);
@@ -61,16 +62,16 @@ TEST(SimRun, Fp16GemmStarterPassesEverySimWorkload) {
 
 TEST(SimRun, RmsnormStarterPassesEverySimWorkload) {
   const SimRunResult run = sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
-                          "/starter.cu --build-dir " + build_dir("rmsnorm_starter"));
+                                   "/starter.cu --build-dir " + build_dir("rmsnorm_starter"));
   ASSERT_FALSE(run.report.is_discarded());
   EXPECT_EQ(run.exit_code, 0) << run.report.dump(2);
   EXPECT_EQ(run.report["passed"], 4);
 }
 
 TEST(SimRun, WrongAnswerIsReportedWithMismatches) {
-  const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --candidate " +
-                          KILN_SIMRT_WRONG_GEMM_0 + " --workload 64x64x64 --build-dir " +
-                          build_dir("wrong0"));
+  const SimRunResult run =
+      sim_run("--task " + task("fp16_gemm") + " --candidate " + KILN_SIMRT_WRONG_GEMM_0 +
+              " --workload 64x64x64 --build-dir " + build_dir("wrong0"));
   ASSERT_FALSE(run.report.is_discarded());
   EXPECT_EQ(run.exit_code, 1);
   const auto& workload = run.report["workloads"][0];
@@ -80,20 +81,19 @@ TEST(SimRun, WrongAnswerIsReportedWithMismatches) {
 }
 
 TEST(SimRun, TooMuchSharedMemoryIsALaunchErrorThatSaysWhatToDo) {
-  const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --candidate " +
-                          KILN_SIMRT_WRONG_GEMM_1 + " --workload 64x64x64 --build-dir " +
-                          build_dir("wrong1"));
+  const SimRunResult run =
+      sim_run("--task " + task("fp16_gemm") + " --candidate " + KILN_SIMRT_WRONG_GEMM_1 +
+              " --workload 64x64x64 --build-dir " + build_dir("wrong1"));
   ASSERT_FALSE(run.report.is_discarded());
   const auto& workload = run.report["workloads"][0];
   EXPECT_EQ(workload["status"], "launch_error") << workload.dump(2);
-  EXPECT_NE(workload["message"].get<std::string>().find("cudaFuncSetAttribute"),
-            std::string::npos);
+  EXPECT_NE(workload["message"].get<std::string>().find("cudaFuncSetAttribute"), std::string::npos);
 }
 
 TEST(SimRun, OutOfBoundsWriteIsAFaultWithItsLocation) {
-  const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --candidate " +
-                          KILN_SIMRT_WRONG_GEMM_2 + " --workload 64x64x64 --build-dir " +
-                          build_dir("wrong2"));
+  const SimRunResult run =
+      sim_run("--task " + task("fp16_gemm") + " --candidate " + KILN_SIMRT_WRONG_GEMM_2 +
+              " --workload 64x64x64 --build-dir " + build_dir("wrong2"));
   ASSERT_FALSE(run.report.is_discarded());
   const auto& workload = run.report["workloads"][0];
   EXPECT_EQ(workload["status"], "fault") << workload.dump(2);
@@ -122,8 +122,8 @@ TEST(SimRun, DevicePrintfComesBackPerWorkloadAndNeverOnStdout) {
   std::string expect;
   for (int y = 0; y < 4; ++y)
     for (int x = 0; x < 4; ++x)
-      expect += "block (" + std::to_string(x) + "," + std::to_string(y) +
-                ") of (4,4): M=64 N=64 K=64\n";
+      expect +=
+          "block (" + std::to_string(x) + "," + std::to_string(y) + ") of (4,4): M=64 N=64 K=64\n";
   EXPECT_EQ(workload["printf_output"], expect);
   EXPECT_EQ(workload["printf_dropped_bytes"], 0);
   // The candidate's stdout is kiln-sim-run's stderr: the text is there, as CUDA prints it.
@@ -133,8 +133,8 @@ TEST(SimRun, DevicePrintfComesBackPerWorkloadAndNeverOnStdout) {
   size_t start = 0, count = 0;
   while (start < lines.size()) {
     const size_t end = lines.find('\n', start);
-    EXPECT_FALSE(nlohmann::json::parse(lines.substr(start, end - start), nullptr, false)
-                     .is_discarded())
+    EXPECT_FALSE(
+        nlohmann::json::parse(lines.substr(start, end - start), nullptr, false).is_discarded())
         << lines.substr(start, end - start);
     ++count;
     start = end == std::string::npos ? lines.size() : end + 1;
@@ -145,12 +145,15 @@ TEST(SimRun, DevicePrintfComesBackPerWorkloadAndNeverOnStdout) {
 TEST(SimRun, ProgressPrintsOneJsonLinePerStepThenTheReport) {
   const SimRunResult run = sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
                                    "/starter.cu --workload 1x8 --workload 3x40 --progress "
-                                   "--build-dir " + build_dir("progress") + " | tail -n 1");
+                                   "--build-dir " +
+                                   build_dir("progress") + " | tail -n 1");
   ASSERT_FALSE(run.report.is_discarded());
   EXPECT_EQ(run.report["passed"], 2);
-  const std::string lines = sim_output("--task " + task("rmsnorm") + " --source " +
-                                       task("rmsnorm") + "/starter.cu --workload 1x8 --progress "
-                                       "--build-dir " + build_dir("progress"));
+  const std::string lines =
+      sim_output("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
+                 "/starter.cu --workload 1x8 --progress "
+                 "--build-dir " +
+                 build_dir("progress"));
   std::vector<nlohmann::json> parsed;
   size_t start = 0;
   while (start < lines.size()) {
@@ -177,9 +180,8 @@ TEST(SimRun, UnknownWorkloadIsRefusedWithTheKnownNames) {
 }
 
 TEST(SimRun, DimsRunAnAdHocShapeNamedByItsValuesInTheTasksDimOrder) {
-  const SimRunResult run =
-      sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
-              "/starter.cu --dims H=96,T=5 --build-dir " + build_dir("dims"));
+  const SimRunResult run = sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
+                                   "/starter.cu --dims H=96,T=5 --build-dir " + build_dir("dims"));
   ASSERT_FALSE(run.report.is_discarded());
   EXPECT_EQ(run.exit_code, 0) << run.report.dump(2);
   ASSERT_EQ(run.report["total"], 1);
@@ -195,8 +197,7 @@ TEST(SimRun, DimsNotMatchingTheTaskAreRefusedWithItsDims) {
     ASSERT_FALSE(run.report.is_discarded()) << dims;
     EXPECT_EQ(run.report["stage"], "workloads");
     const std::string error = run.report["error"].get<std::string>();
-    EXPECT_NE(error.find(dims == "T=4,H=0" ? ">= 1" : "has dims T, H"), std::string::npos)
-        << error;
+    EXPECT_NE(error.find(dims == "T=4,H=0" ? ">= 1" : "has dims T, H"), std::string::npos) << error;
   }
 }
 
@@ -211,10 +212,9 @@ TEST(SimRun, DimsAboveTheCapAreRefusedPointingAtBenchmark) {
 }
 
 TEST(SimRun, InstructionBudgetStopsALaunchAsAFault) {
-  const SimRunResult run = sim_run("--task " + task("fp16_gemm") + " --candidate " +
-                                   KILN_SIMRT_WRONG_GEMM_0 +
-                                   " --workload 64x64x64 --instruction-budget 10 --build-dir " +
-                                   build_dir("budget"));
+  const SimRunResult run =
+      sim_run("--task " + task("fp16_gemm") + " --candidate " + KILN_SIMRT_WRONG_GEMM_0 +
+              " --workload 64x64x64 --instruction-budget 10 --build-dir " + build_dir("budget"));
   ASSERT_FALSE(run.report.is_discarded());
   const auto& workload = run.report["workloads"][0];
   EXPECT_EQ(workload["status"], "fault") << workload.dump(2);

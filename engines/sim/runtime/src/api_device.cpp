@@ -174,11 +174,11 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
       const uint32_t optin = rt::optin_max_dynamic_shared(device, info);
       if (value < 0 || static_cast<uint32_t>(value) > optin)
         return rt::fail(cudaErrorInvalidValue,
-                        "cudaFuncSetAttribute(" + info.name +
-                            ", MaxDynamicSharedMemorySize, " + std::to_string(value) +
-                            "): the kernel has " + std::to_string(info.static_shared_bytes) +
-                            " bytes of static shared memory, so at most " +
-                            std::to_string(optin) + " bytes of dynamic shared memory fit in the " +
+                        "cudaFuncSetAttribute(" + info.name + ", MaxDynamicSharedMemorySize, " +
+                            std::to_string(value) + "): the kernel has " +
+                            std::to_string(info.static_shared_bytes) +
+                            " bytes of static shared memory, so at most " + std::to_string(optin) +
+                            " bytes of dynamic shared memory fit in the " +
                             std::to_string(device.shared_memory_per_block_optin) +
                             "-byte opt-in limit per block");
       function->max_dynamic_shared = static_cast<uint32_t>(value);
@@ -207,9 +207,9 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
     case cudaFuncAttributeClusterSchedulingPolicyPreference:
       return cudaSuccess;
     default:
-      return rt::fail(cudaErrorInvalidValue,
-                      "cudaFuncSetAttribute: attribute " + std::to_string(static_cast<int>(attr)) +
-                          " cannot be set (or is not a cudaFuncAttribute)");
+      return rt::fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: attribute " +
+                                                 std::to_string(static_cast<int>(attr)) +
+                                                 " cannot be set (or is not a cudaFuncAttribute)");
   }
 }
 
@@ -243,11 +243,10 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
 
 // Limited by threads, blocks and shared memory per SM; registers are not known before ptxas,
 // so they are not counted (README.md).
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks,
-                                                                  const void* func,
-                                                                  int blockSize,
-                                                                  size_t dynamicSMemSize,
-                                                                  unsigned int /*flags*/) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned int /*flags*/) {
   auto& state = rt::RuntimeState::get();
   std::lock_guard lock(state.mutex);
   if (numBlocks == nullptr)
@@ -259,16 +258,16 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
       error != cudaSuccess)
     return error;
   const auto& device = state.device().properties();
-  const int max_threads = static_cast<int>(info.max_threads != 0 ? info.max_threads
-                                                                  : device.max_threads_per_block);
+  const int max_threads =
+      static_cast<int>(info.max_threads != 0 ? info.max_threads : device.max_threads_per_block);
   if (blockSize <= 0 || blockSize > max_threads) {
     *numBlocks = 0;
     return cudaSuccess;
   }
   const int warp = static_cast<int>(device.warp_size);
-  int blocks = std::min(rt::kMaxBlocksPerMultiprocessor,
-                        static_cast<int>(device.max_threads_per_multiprocessor) /
-                            rt::round_up(blockSize, warp));
+  int blocks = std::min(
+      rt::kMaxBlocksPerMultiprocessor,
+      static_cast<int>(device.max_threads_per_multiprocessor) / rt::round_up(blockSize, warp));
   const size_t shared = info.static_shared_bytes + dynamicSMemSize;
   if (shared > device.shared_memory_per_block_optin) {
     *numBlocks = 0;
@@ -276,7 +275,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
   }
   if (shared > 0) {
     const size_t per_block = shared + rt::kReservedSharedPerBlock;
-    blocks = std::min(blocks, static_cast<int>(device.shared_memory_per_multiprocessor / per_block));
+    blocks =
+        std::min(blocks, static_cast<int>(device.shared_memory_per_multiprocessor / per_block));
   }
   *numBlocks = blocks;
   return cudaSuccess;

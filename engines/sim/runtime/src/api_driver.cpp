@@ -79,8 +79,7 @@ CUresult cuGetErrorString(CUresult error, const char** pStr) {
 }
 
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr,
-                                             unsigned int cudaVersion,
-                                             unsigned long long /*flags*/,
+                                             unsigned int cudaVersion, unsigned long long /*flags*/,
                                              cudaDriverEntryPointQueryResult* driverStatus) {
   auto& state = rt::RuntimeState::get();
   std::lock_guard lock(state.mutex);

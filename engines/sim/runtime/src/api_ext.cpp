@@ -1,9 +1,8 @@
 // kiln's own exports for the driver (kiln/sim/runtime_ext.h).
-#include "kiln/sim/runtime_ext.h"
-
 #include <mutex>
 #include <string>
 
+#include "kiln/sim/runtime_ext.h"
 #include "runtime_state.h"
 
 namespace rt = kiln::sim::runtime;

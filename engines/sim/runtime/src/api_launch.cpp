@@ -123,8 +123,8 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
   return rt::launch(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
-                                    void** args, size_t sharedMem, cudaStream_t stream) {
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                    size_t sharedMem, cudaStream_t stream) {
   return rt::launch(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -138,8 +138,7 @@ cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim,
   return rt::launch(func, gridDim, blockDim, args, sharedMem, stream);
 }
 
-cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
-                                void** args) {
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   return rt::launch_ex(config, func, args);
 }
 
@@ -150,8 +149,8 @@ cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const voi
 
 // Grid-wide synchronisation needs every block resident at once; the simulator runs blocks in
 // turn, so a grid.sync() shows up as a deadlock fault rather than a hang.
-cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim,
-                                        void** args, size_t sharedMem, cudaStream_t stream) {
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, cudaStream_t stream) {
   return rt::launch(func, gridDim, blockDim, args, sharedMem, stream);
 }
 

@@ -41,8 +41,7 @@ cudaError_t memcpy_any(const char* api, void* dst, const void* src, size_t count
   });
 }
 
-cudaError_t memset_any(const char* api, void* dst, int value, size_t count,
-                       cudaStream_t stream) {
+cudaError_t memset_any(const char* api, void* dst, int value, size_t count, cudaStream_t stream) {
   return on_stream(api, stream,
                    [&](RuntimeState& state) { return fill_memory(state, api, dst, value, count); });
 }
@@ -54,9 +53,8 @@ cudaError_t memset_2d_any(const char* api, void* dst, size_t pitch, int value, s
   });
 }
 
-cudaError_t memcpy_2d_any(const char* api, void* dst, size_t dpitch, const void* src,
-                          size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
-                          cudaStream_t stream) {
+cudaError_t memcpy_2d_any(const char* api, void* dst, size_t dpitch, const void* src, size_t spitch,
+                          size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
   return on_stream(api, stream, [&](RuntimeState& state) {
     return copy_memory_2d(state, api, dst, dpitch, src, spitch, width, height, kind);
   });
@@ -64,8 +62,7 @@ cudaError_t memcpy_2d_any(const char* api, void* dst, size_t dpitch, const void*
 
 // To and from a __device__/__constant__ variable; `to_symbol` picks the direction.
 cudaError_t symbol_copy(const char* api, const void* symbol, void* host, size_t count,
-                        size_t offset, cudaMemcpyKind kind, bool to_symbol,
-                        cudaStream_t stream) {
+                        size_t offset, cudaMemcpyKind kind, bool to_symbol, cudaStream_t stream) {
   return on_stream(api, stream, [&](RuntimeState& state) {
     uint64_t address = 0;
     size_t bytes = 0;
@@ -161,8 +158,8 @@ cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, cudaM
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
-  return rt::flush_printf_after(rt::memcpy_2d_any("cudaMemcpy2D", dst, dpitch, src, spitch,
-                                                 width, height, kind, nullptr));
+  return rt::flush_printf_after(
+      rt::memcpy_2d_any("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind, nullptr));
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -192,8 +189,8 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
   return rt::memset_2d_any("cudaMemset2D", devPtr, pitch, value, width, height, nullptr);
 }
 
-cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width,
-                              size_t height, cudaStream_t stream) {
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream) {
   return rt::memset_2d_any("cudaMemset2DAsync", devPtr, pitch, value, width, height, stream);
 }
 
@@ -204,21 +201,20 @@ cudaError_t cudaMemset2DAsync_ptsz(void* devPtr, size_t pitch, int value, size_t
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
                                cudaMemcpyKind kind) {
-  return rt::flush_printf_after(rt::symbol_copy("cudaMemcpyToSymbol", symbol,
-                                                const_cast<void*>(src), count, offset, kind, true,
-                                                nullptr));
+  return rt::flush_printf_after(rt::symbol_copy(
+      "cudaMemcpyToSymbol", symbol, const_cast<void*>(src), count, offset, kind, true, nullptr));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
                                     size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
-  return rt::symbol_copy("cudaMemcpyToSymbolAsync", symbol, const_cast<void*>(src), count,
-                         offset, kind, true, stream);
+  return rt::symbol_copy("cudaMemcpyToSymbolAsync", symbol, const_cast<void*>(src), count, offset,
+                         kind, true, stream);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
                                  cudaMemcpyKind kind) {
-  return rt::flush_printf_after(rt::symbol_copy("cudaMemcpyFromSymbol", symbol, dst, count,
-                                                offset, kind, false, nullptr));
+  return rt::flush_printf_after(
+      rt::symbol_copy("cudaMemcpyFromSymbol", symbol, dst, count, offset, kind, false, nullptr));
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
@@ -233,8 +229,8 @@ cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
   if (devPtr == nullptr) return rt::fail(cudaErrorInvalidValue, "cudaGetSymbolAddress: null");
   uint64_t address = 0;
   size_t bytes = 0;
-  const cudaError_t error = rt::symbol_range(state, "cudaGetSymbolAddress", symbol, &address,
-                                             &bytes);
+  const cudaError_t error =
+      rt::symbol_range(state, "cudaGetSymbolAddress", symbol, &address, &bytes);
   if (error == cudaSuccess) *devPtr = rt::pointer_of(address);
   return error;
 }

@@ -72,8 +72,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags)
   return rt::create_stream(pStream, flags, 0);
 }
 
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags,
-                                         int priority) {
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
   return rt::create_stream(pStream, flags, priority);
 }
 
@@ -113,8 +112,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
-                                     unsigned int flags) {
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   return cudaStreamWaitEvent(stream, event, flags);
 }
 

@@ -57,8 +57,7 @@ Result<std::vector<FatbinEntry>> parse_fat_binary(const void* data, size_t limit
                         std::to_string(cursor - base));
     const auto entry_header = read_le<uint32_t>(cursor + 4);
     const auto payload_bytes = read_le<uint64_t>(cursor + 8);
-    if (entry_header < kEntryMinBytes || entry_header > left ||
-        payload_bytes > left - entry_header)
+    if (entry_header < kEntryMinBytes || entry_header > left || payload_bytes > left - entry_header)
       return make_error("fat binary: entry at offset " + std::to_string(cursor - base) +
                         " runs past the end of the fat binary");
     FatbinEntry entry;
@@ -107,14 +106,16 @@ Result<std::string> zstd_decompress(const unsigned char* data, size_t bytes,
   // Loaded once and kept: the library is a system component, never unloaded.
   static void* library = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr)
-    return make_error("the PTX in this fat binary is zstd-compressed and libzstd.so.1 is not "
-                      "installed; rebuild the candidate with nvcc --no-compress");
+    return make_error(
+        "the PTX in this fat binary is zstd-compressed and libzstd.so.1 is not "
+        "installed; rebuild the candidate with nvcc --no-compress");
   auto decompress = reinterpret_cast<DecompressFn>(dlsym(library, "ZSTD_decompress"));
   auto is_error = reinterpret_cast<IsErrorFn>(dlsym(library, "ZSTD_isError"));
   auto error_name = reinterpret_cast<ErrorNameFn>(dlsym(library, "ZSTD_getErrorName"));
   if (decompress == nullptr || is_error == nullptr || error_name == nullptr)
-    return make_error("libzstd.so.1 lacks ZSTD_decompress; rebuild the candidate with nvcc "
-                      "--no-compress");
+    return make_error(
+        "libzstd.so.1 lacks ZSTD_decompress; rebuild the candidate with nvcc "
+        "--no-compress");
   std::string out(expected_bytes, '\0');
   const size_t written = decompress(out.data(), out.size(), data, bytes);
   if (is_error(written) != 0)
@@ -131,15 +132,17 @@ Result<std::string> extract_ptx(const std::vector<FatbinEntry>& entries) {
     if (best == nullptr || entry.arch > best->arch) best = &entry;
   }
   if (best == nullptr)
-    return make_error("the fat binary holds no PTX (only SASS), and the simulator runs PTX; "
-                      "rebuild with -gencode arch=compute_90a,code=compute_90a (or add that "
-                      "-gencode), or point KILN_SIM_PTX at the kernel's .ptx file");
+    return make_error(
+        "the fat binary holds no PTX (only SASS), and the simulator runs PTX; "
+        "rebuild with -gencode arch=compute_90a,code=compute_90a (or add that "
+        "-gencode), or point KILN_SIM_PTX at the kernel's .ptx file");
   std::string text;
   if (best->compressed) {
     if (best->payload_bytes < 4 || std::memcmp(best->payload, kZstdMagic, 4) != 0)
-      return make_error("the PTX in this fat binary is compressed in a format the simulator "
-                        "does not read (flags " + hex(best->flags) +
-                        "); rebuild the candidate with nvcc --no-compress");
+      return make_error(
+          "the PTX in this fat binary is compressed in a format the simulator "
+          "does not read (flags " +
+          hex(best->flags) + "); rebuild the candidate with nvcc --no-compress");
     auto decompressed =
         zstd_decompress(best->payload, best->payload_bytes, best->uncompressed_bytes);
     if (!decompressed) return decompressed.error();

@@ -15,8 +15,9 @@ Dim3 to_dim(dim3 d) { return Dim3{d.x, d.y, d.z}; }
 cudaError_t launch_kernel(RuntimeState& state, const LaunchRequest& request) {
   state.flush_printf();  // CUDA prints the earlier launches' printf output as a launch starts
   if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess)
-    return fail(sticky, "kernel launch refused: an earlier launch faulted and the context is "
-                        "broken (see the earlier fault); call cudaDeviceReset to start over");
+    return fail(sticky,
+                "kernel launch refused: an earlier launch faulted and the context is "
+                "broken (see the earlier fault); call cudaDeviceReset to start over");
   FunctionRecord* function = state.find_function(request.function);
   if (function == nullptr)
     return fail(cudaErrorInvalidDeviceFunction,
@@ -24,16 +25,17 @@ cudaError_t launch_kernel(RuntimeState& state, const LaunchRequest& request) {
                 "(was the .cu compiled by nvcc and linked into this program?)");
   if (!state.is_valid_stream(request.stream))
     return fail(cudaErrorInvalidResourceHandle,
-                "launch of " + function->device_name + " on a stream that does not exist "
-                "(destroyed, or never created with cudaStreamCreate)");
+                "launch of " + function->device_name +
+                    " on a stream that does not exist "
+                    "(destroyed, or never created with cudaStreamCreate)");
   auto module = state.module_handle(*function->module);
   if (!module) return fail(cudaErrorInvalidPtx, module.error().message);
   Device& device = state.device();
   auto kernel = device.kernel(*module, function->device_name);
   if (!kernel)
     return fail(cudaErrorInvalidDeviceFunction,
-                "kernel " + function->device_name + " is not in its module's PTX: " +
-                    kernel.error().message);
+                "kernel " + function->device_name +
+                    " is not in its module's PTX: " + kernel.error().message);
 
   if (request.dynamic_shared > UINT32_MAX)
     return fail(cudaErrorInvalidValue, "launch of " + function->device_name + " asks for " +

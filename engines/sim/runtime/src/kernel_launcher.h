@@ -21,7 +21,7 @@ struct LaunchRequest {
   cudaStream_t stream = nullptr;
   void** args = nullptr;
   Dim3 cluster{1, 1, 1};
-  bool cluster_set = false;  // the launch carried a cluster-dimension attribute
+  bool cluster_set = false;                // the launch carried a cluster-dimension attribute
   cudaEvent_t completion_event = nullptr;  // cudaLaunchAttributeLaunchCompletionEvent
 };
 

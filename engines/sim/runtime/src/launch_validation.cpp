@@ -9,8 +9,7 @@ constexpr uint32_t kPortableClusterSize = 8;
 constexpr uint32_t kMaxClusterSize = 16;  // with cudaFuncAttributeNonPortableClusterSizeAllowed
 
 std::string dims(Dim3 d) {
-  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) +
-         ")";
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
 
 uint64_t volume(Dim3 d) { return uint64_t{d.x} * d.y * d.z; }
@@ -55,9 +54,8 @@ LaunchCheck validate_launch(const DeviceProperties& device, const KernelInfo& ke
   const Dim3 max_grid = device.max_grid_dim;
   if (grid.x > max_grid.x || grid.y > max_grid.y || grid.z > max_grid.z)
     return reject(cudaErrorInvalidConfiguration,
-                  "launch of " + name + " with grid " + dims(grid) +
-                      ": the grid may be at most " + dims(max_grid) +
-                      "; put the large dimension in x or loop inside the kernel");
+                  "launch of " + name + " with grid " + dims(grid) + ": the grid may be at most " +
+                      dims(max_grid) + "; put the large dimension in x or loop inside the kernel");
   if (kernel.max_threads != 0 && volume(block) > kernel.max_threads)
     return reject(cudaErrorLaunchOutOfResources,
                   "launch of " + name + " with " + std::to_string(volume(block)) +
@@ -72,8 +70,8 @@ LaunchCheck validate_launch(const DeviceProperties& device, const KernelInfo& ke
                       ", but the kernel requires exactly " + dims(required) + " (.reqntid)");
 
   const uint32_t dynamic = config.dynamic_shared_bytes;
-  const uint32_t allowed = limits.max_dynamic_shared.value_or(
-      default_max_dynamic_shared(device, kernel));
+  const uint32_t allowed =
+      limits.max_dynamic_shared.value_or(default_max_dynamic_shared(device, kernel));
   if (dynamic > allowed) {
     std::string message = "launch of " + name + " asks for " + std::to_string(dynamic) +
                           " bytes of dynamic shared memory (plus " +
@@ -101,18 +99,18 @@ LaunchCheck validate_launch(const DeviceProperties& device, const KernelInfo& ke
        kernel.cluster.z != config.cluster.z))
     return reject(cudaErrorInvalidClusterSize,
                   "launch of " + name + " sets cluster " + dims(config.cluster) +
-                      " but the kernel was compiled with __cluster_dims__ " +
-                      dims(kernel.cluster) + "; drop the launch attribute or make them agree");
+                      " but the kernel was compiled with __cluster_dims__ " + dims(kernel.cluster) +
+                      "; drop the launch attribute or make them agree");
   const Dim3 cluster = compiled_cluster ? kernel.cluster : config.cluster;
   if (volume(cluster) == 0)
-    return reject(cudaErrorInvalidClusterSize,
-                  "launch of " + name + " with cluster " + dims(cluster) +
-                      ": every cluster dimension must be at least 1");
+    return reject(cudaErrorInvalidClusterSize, "launch of " + name + " with cluster " +
+                                                   dims(cluster) +
+                                                   ": every cluster dimension must be at least 1");
   if (grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0)
-    return reject(cudaErrorInvalidClusterSize,
-                  "launch of " + name + ": grid " + dims(grid) +
-                      " is not a multiple of the cluster " + dims(cluster) +
-                      "; round the grid up to whole clusters");
+    return reject(cudaErrorInvalidClusterSize, "launch of " + name + ": grid " + dims(grid) +
+                                                   " is not a multiple of the cluster " +
+                                                   dims(cluster) +
+                                                   "; round the grid up to whole clusters");
   const uint32_t cluster_limit =
       limits.non_portable_cluster ? kMaxClusterSize : kPortableClusterSize;
   if (volume(cluster) > cluster_limit)

@@ -46,19 +46,18 @@ cudaError_t check_device_range(RuntimeState& state, const std::string& what, uin
                       std::to_string(address - it->first + bytes - it->second) + " bytes");
   }
   return fail(cudaErrorInvalidValue,
-              detail + " is not inside any cudaMalloc allocation (freed, never allocated, or a "
-                       "host pointer); check the pointer and the copy kind");
+              detail +
+                  " is not inside any cudaMalloc allocation (freed, never allocated, or a "
+                  "host pointer); check the pointer and the copy kind");
 }
 
 cudaError_t check_host_pointer(RuntimeState& state, const std::string& what, const void* pointer,
                                cudaMemcpyKind kind) {
-  if (pointer == nullptr)
-    return fail(cudaErrorInvalidValue, what + " is a null pointer");
+  if (pointer == nullptr) return fail(cudaErrorInvalidValue, what + " is a null pointer");
   if (state.is_device_address(address_of(pointer)))
-    return fail(cudaErrorInvalidValue, what + " " + hex(address_of(pointer)) +
-                                           " is device memory but the copy kind is " +
-                                           kind_name(kind) +
-                                           "; use the right kind or cudaMemcpyDefault");
+    return fail(cudaErrorInvalidValue,
+                what + " " + hex(address_of(pointer)) + " is device memory but the copy kind is " +
+                    kind_name(kind) + "; use the right kind or cudaMemcpyDefault");
   return cudaSuccess;
 }
 
@@ -69,8 +68,8 @@ cudaError_t device_status(const char* api, const Status& status) {
 
 }  // namespace
 
-cudaError_t copy_memory(RuntimeState& state, const char* api, void* destination,
-                        const void* source, size_t bytes, cudaMemcpyKind kind) {
+cudaError_t copy_memory(RuntimeState& state, const char* api, void* destination, const void* source,
+                        size_t bytes, cudaMemcpyKind kind) {
   if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess)
     return fail(sticky, std::string(api) + " refused: an earlier launch faulted");
   if (bytes == 0) return cudaSuccess;
@@ -94,14 +93,14 @@ cudaError_t copy_memory(RuntimeState& state, const char* api, void* destination,
       src_device = state.is_device_address(src);
       break;
     default:
-      return fail(cudaErrorInvalidMemcpyDirection,
-                  std::string(api) + ": copy kind " + std::to_string(static_cast<int>(kind)) +
-                      " is not a cudaMemcpyKind");
+      return fail(cudaErrorInvalidMemcpyDirection, std::string(api) + ": copy kind " +
+                                                       std::to_string(static_cast<int>(kind)) +
+                                                       " is not a cudaMemcpyKind");
   }
   const std::string prefix = std::string(api) + "(" + kind_name(kind) + "): ";
-  cudaError_t error = dst_device ? check_device_range(state, prefix + "destination", dst, bytes)
-                                 : check_host_pointer(state, prefix + "destination",
-                                                      destination, kind);
+  cudaError_t error = dst_device
+                          ? check_device_range(state, prefix + "destination", dst, bytes)
+                          : check_host_pointer(state, prefix + "destination", destination, kind);
   if (error != cudaSuccess) return error;
   error = src_device ? check_device_range(state, prefix + "source", src, bytes)
                      : check_host_pointer(state, prefix + "source", source, kind);
@@ -122,10 +121,10 @@ cudaError_t copy_memory_2d(RuntimeState& state, const char* api, void* destinati
                            size_t destination_pitch, const void* source, size_t source_pitch,
                            size_t width, size_t height, cudaMemcpyKind kind) {
   if (width > destination_pitch || width > source_pitch)
-    return fail(cudaErrorInvalidPitchValue,
-                std::string(api) + ": width " + std::to_string(width) +
-                    " bytes exceeds a pitch (destination " + std::to_string(destination_pitch) +
-                    ", source " + std::to_string(source_pitch) + ")");
+    return fail(cudaErrorInvalidPitchValue, std::string(api) + ": width " + std::to_string(width) +
+                                                " bytes exceeds a pitch (destination " +
+                                                std::to_string(destination_pitch) + ", source " +
+                                                std::to_string(source_pitch) + ")");
   for (size_t row = 0; row < height; ++row) {
     auto* dst = static_cast<char*>(destination) + row * destination_pitch;
     const auto* src = static_cast<const char*>(source) + row * source_pitch;
@@ -151,12 +150,11 @@ cudaError_t fill_memory(RuntimeState& state, const char* api, void* destination,
 cudaError_t fill_memory_2d(RuntimeState& state, const char* api, void* destination, size_t pitch,
                            int value, size_t width, size_t height) {
   if (width > pitch && height > 1)
-    return fail(cudaErrorInvalidPitchValue, std::string(api) + ": width " +
-                                                std::to_string(width) + " exceeds pitch " +
-                                                std::to_string(pitch));
+    return fail(cudaErrorInvalidPitchValue, std::string(api) + ": width " + std::to_string(width) +
+                                                " exceeds pitch " + std::to_string(pitch));
   for (size_t row = 0; row < height; ++row) {
-    const cudaError_t error = fill_memory(
-        state, api, static_cast<char*>(destination) + row * pitch, value, width);
+    const cudaError_t error =
+        fill_memory(state, api, static_cast<char*>(destination) + row * pitch, value, width);
     if (error != cudaSuccess) return error;
   }
   return cudaSuccess;
@@ -195,14 +193,14 @@ cudaError_t symbol_range(RuntimeState& state, const char* api, const void* symbo
   VariableRecord* variable = state.find_variable(symbol);
   if (variable == nullptr)
     return fail(cudaErrorInvalidSymbol,
-                std::string(api) + ": the symbol is not a registered __device__ or "
-                                   "__constant__ variable; pass the variable itself "
-                                   "(cudaMemcpyToSymbol(var, ...)), not its name or address");
+                std::string(api) +
+                    ": the symbol is not a registered __device__ or "
+                    "__constant__ variable; pass the variable itself "
+                    "(cudaMemcpyToSymbol(var, ...)), not its name or address");
   auto module = state.module_handle(*variable->module);
   if (!module) return fail(cudaErrorInvalidPtx, module.error().message);
   auto found = state.device().symbol_address(*module, variable->device_name);
-  if (!found)
-    return fail(cudaErrorInvalidSymbol, std::string(api) + ": " + found.error().message);
+  if (!found) return fail(cudaErrorInvalidSymbol, std::string(api) + ": " + found.error().message);
   state.symbol_ranges[*found] = variable->bytes;
   *address = *found;
   *bytes = variable->bytes;

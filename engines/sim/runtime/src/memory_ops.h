@@ -13,8 +13,8 @@
 namespace kiln::sim::runtime {
 
 // `api` names the calling function in messages ("cudaMemcpyAsync").
-cudaError_t copy_memory(RuntimeState& state, const char* api, void* destination,
-                        const void* source, size_t bytes, cudaMemcpyKind kind);
+cudaError_t copy_memory(RuntimeState& state, const char* api, void* destination, const void* source,
+                        size_t bytes, cudaMemcpyKind kind);
 
 cudaError_t copy_memory_2d(RuntimeState& state, const char* api, void* destination,
                            size_t destination_pitch, const void* source, size_t source_pitch,

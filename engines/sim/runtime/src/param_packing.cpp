@@ -19,8 +19,8 @@ Result<std::vector<std::byte>> pack_params(const KernelInfo& kernel, void* const
                         " bytes) lies outside the " + std::to_string(buffer.size()) +
                         "-byte parameter buffer; the simulator's PTX layout is inconsistent");
     if (args[i] == nullptr)
-      return make_error("argument " + std::to_string(i) + " (" + slot.name + ") of " +
-                        kernel.name + " is a null pointer; args[i] must point to the value");
+      return make_error("argument " + std::to_string(i) + " (" + slot.name + ") of " + kernel.name +
+                        " is a null pointer; args[i] must point to the value");
     std::memcpy(buffer.data() + slot.offset, args[i], slot.size);
   }
   return buffer;

@@ -18,13 +18,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kiln/sim/device.h"
 
@@ -32,9 +31,9 @@ namespace kiln::sim::runtime {
 
 // One registered fat binary (one translation unit of candidate code).
 struct ModuleRecord {
-  std::string name;          // for messages: "module 1"
-  std::string ptx;           // extracted at registration
-  std::string ptx_error;     // why there is no PTX (reported at first use)
+  std::string name;                    // for messages: "module 1"
+  std::string ptx;                     // extracted at registration
+  std::string ptx_error;               // why there is no PTX (reported at first use)
   std::optional<ModuleHandle> handle;  // loaded into the device on first use
   bool unregistered = false;
 };

@@ -44,8 +44,9 @@ uint32_t tensor_map_element_bytes(uint32_t data_type) {
 Result<TensorMapDesc> validate_tiled_tensor_map(const TiledTensorMapArgs& args) {
   if (args.tensor_map == nullptr) return invalid("tensorMap is null");
   if (reinterpret_cast<uintptr_t>(args.tensor_map) % 64 != 0)
-    return invalid("tensorMap must be 64-byte aligned (declare it alignas(64), as CUtensorMap "
-                   "is)");
+    return invalid(
+        "tensorMap must be 64-byte aligned (declare it alignas(64), as CUtensorMap "
+        "is)");
   if (args.data_type > kPacked16U6)
     return invalid("tensorDataType " + std::to_string(args.data_type) +
                    " is not a CUtensorMapDataType");
@@ -68,8 +69,9 @@ Result<TensorMapDesc> validate_tiled_tensor_map(const TiledTensorMapArgs& args) 
                    std::to_string(address_alignment) + "-byte aligned");
   if (args.global_dim == nullptr || args.box_dim == nullptr || args.element_strides == nullptr ||
       (args.rank > 1 && args.global_strides == nullptr))
-    return invalid("globalDim, globalStrides (for rank > 1), boxDim and elementStrides must "
-                   "not be null");
+    return invalid(
+        "globalDim, globalStrides (for rank > 1), boxDim and elementStrides must "
+        "not be null");
   if (args.swizzle > kSwizzle128BAtom64B)
     return invalid("swizzle " + std::to_string(args.swizzle) + " is not a CUtensorMapSwizzle");
   if (args.swizzle > kSwizzle128B)

@@ -16,9 +16,9 @@ struct TiledTensorMapArgs {
   uint32_t data_type = 0;            // CUtensorMapDataType
   uint32_t rank = 0;
   uint64_t global_address = 0;
-  const uint64_t* global_dim = nullptr;      // rank entries
-  const uint64_t* global_strides = nullptr;  // rank - 1 entries, bytes
-  const uint32_t* box_dim = nullptr;         // rank entries
+  const uint64_t* global_dim = nullptr;       // rank entries
+  const uint64_t* global_strides = nullptr;   // rank - 1 entries, bytes
+  const uint32_t* box_dim = nullptr;          // rank entries
   const uint32_t* element_strides = nullptr;  // rank entries
   uint32_t interleave = 0;
   uint32_t swizzle = 0;

@@ -5,10 +5,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "kiln/mcp/log_level.h"
 
@@ -20,7 +19,8 @@ class CallContext {
 
   // `send` delivers a notification that belongs to this request; `progress_token`
   // is null when the client asked for no progress.
-  CallContext(Sender send, nlohmann::json progress_token, std::shared_ptr<std::atomic<bool>> cancelled,
+  CallContext(Sender send, nlohmann::json progress_token,
+              std::shared_ptr<std::atomic<bool>> cancelled,
               std::shared_ptr<std::atomic<LogLevel>> min_level);
 
   // A context that sends nothing and is never cancelled (for `kiln call`, tests).
@@ -30,7 +30,8 @@ class CallContext {
 
   // notifications/progress, only when the client sent a progressToken; a
   // progress value that does not increase is dropped (the spec requires increase).
-  void progress(double done, std::optional<double> total = std::nullopt, const std::string& message = "");
+  void progress(double done, std::optional<double> total = std::nullopt,
+                const std::string& message = "");
 
   // notifications/message, when `level` is at or above the client's logging/setLevel.
   void log(LogLevel level, const std::string& logger, const nlohmann::json& data);

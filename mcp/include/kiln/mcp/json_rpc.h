@@ -1,11 +1,10 @@
 // JSON-RPC 2.0 messages: parsing with precise errors, and building replies.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 namespace kiln::mcp {
 
@@ -30,10 +29,10 @@ struct RpcError {
 struct Message {
   enum class Kind { kRequest, kNotification, kResponse };
   Kind kind = Kind::kRequest;
-  json id;              // requests and responses: a string or an integer
-  std::string method;   // requests and notifications
-  json params;          // object, or null when absent
-  json result;          // successful responses
+  json id;                        // requests and responses: a string or an integer
+  std::string method;             // requests and notifications
+  json params;                    // object, or null when absent
+  json result;                    // successful responses
   std::optional<RpcError> error;  // error responses
 
   bool is_request() const { return kind == Kind::kRequest; }

@@ -1,9 +1,8 @@
 // Where a session's outgoing messages go; each transport provides one.
 #pragma once
 
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace kiln::mcp {
 

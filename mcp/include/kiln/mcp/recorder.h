@@ -6,9 +6,8 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "kiln/base/result.h"
 

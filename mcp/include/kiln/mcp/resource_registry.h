@@ -3,11 +3,10 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kiln/base/result.h"
 
@@ -40,7 +39,8 @@ struct ResourceTemplate {
 
 // Matches `uri` against a template of literal text and {name} variables; a
 // variable matches one or more characters other than '/'.
-std::optional<TemplateVariables> match_uri_template(const std::string& uri_template, const std::string& uri);
+std::optional<TemplateVariables> match_uri_template(const std::string& uri_template,
+                                                    const std::string& uri);
 
 class ResourceRegistry {
  public:
@@ -50,7 +50,8 @@ class ResourceRegistry {
   nlohmann::json list() const;            // resources/list
   nlohmann::json list_templates() const;  // resources/templates/list
 
-  // resources/read: the contents, or an error saying the URI is unknown or why it could not be read.
+  // resources/read: the contents, or an error saying the URI is unknown or why it could not be
+  // read.
   Result<nlohmann::json> read(const std::string& uri) const;
   bool knows(const std::string& uri) const;
 

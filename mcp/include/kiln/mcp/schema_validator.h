@@ -3,10 +3,9 @@
 // it covers exactly what tool schemas may use (see check_tool_schema).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace kiln::mcp {
 

@@ -63,7 +63,8 @@ class Session {
   std::string protocol_version_;
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;
   std::vector<Worker> workers_;
-  std::shared_ptr<std::atomic<LogLevel>> log_level_ = std::make_shared<std::atomic<LogLevel>>(LogLevel::kInfo);
+  std::shared_ptr<std::atomic<LogLevel>> log_level_ =
+      std::make_shared<std::atomic<LogLevel>>(LogLevel::kInfo);
 };
 
 }  // namespace kiln::mcp

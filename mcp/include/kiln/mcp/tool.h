@@ -2,9 +2,8 @@
 #pragma once
 
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "kiln/mcp/call_context.h"
 
@@ -29,7 +28,7 @@ struct ToolResult {
 };
 
 struct Tool {
-  std::string name;         // ^[a-z_]+$
+  std::string name;  // ^[a-z_]+$
   std::string title;
   std::string description;  // under 1 KB: what it does and when to use it
   nlohmann::json input_schema;

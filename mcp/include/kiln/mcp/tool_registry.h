@@ -24,10 +24,12 @@ class ToolRegistry {
   // Validates `arguments` against the input schema, then runs the handler. An
   // invalid argument or a handler exception becomes an isError result. The
   // caller checks contains() first: an unknown tool is a protocol error.
-  nlohmann::json call(const std::string& name, const nlohmann::json& arguments, CallContext& context) const;
+  nlohmann::json call(const std::string& name, const nlohmann::json& arguments,
+                      CallContext& context) const;
 
   // The same, returning the ToolResult (for `kiln call`).
-  ToolResult run(const std::string& name, const nlohmann::json& arguments, CallContext& context) const;
+  ToolResult run(const std::string& name, const nlohmann::json& arguments,
+                 CallContext& context) const;
 
  private:
   std::map<std::string, Tool> tools_;

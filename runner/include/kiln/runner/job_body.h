@@ -16,11 +16,11 @@ namespace kiln::runner {
 struct JobSpec {
   JobKind kind = JobKind::kBenchmark;
   std::string candidate_source;
-  std::vector<std::string> workloads;  // empty: all
-  std::string profile_workload;        // kind=profile
+  std::vector<std::string> workloads;       // empty: all
+  std::string profile_workload;             // kind=profile
   std::vector<std::string> sanitize_tools;  // kind=sanitize; empty: all four
   std::string sanitize_workload;            // kind=sanitize; empty: the smallest
-  std::optional<double> job_seconds;   // ask for less than the runner's maximum
+  std::optional<double> job_seconds;        // ask for less than the runner's maximum
 };
 
 // Reads the bundle's five files from task.dir. Errors name the file.

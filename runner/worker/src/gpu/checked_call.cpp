@@ -178,7 +178,8 @@ CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLay
     // kiln_launch waited for the GPU while the gate held it: stop gating this job.
     env.gate->disable();
     report.findings.notes.push_back(
-        request.owner + "'s kiln_launch waited for the GPU inside the call (a stream or device "
+        request.owner +
+        "'s kiln_launch waited for the GPU inside the call (a stream or device "
         "synchronize, or a synchronous copy), so the launch gate was given up after " +
         std::to_string(LaunchGate::kTimeoutNs / 1'000'000) +
         " ms; later samples are timed with the host's launch gaps included");

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <vector>
 
-#include "kiln/worker/job_driver.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/event_stream.h"
+#include "kiln/worker/job_driver.h"
 #include "kiln/worker/worker_result.h"
 
 namespace kiln::worker {

@@ -1,6 +1,6 @@
 // What the GPU tools (benchmark, profile) share: where a candidate may come from (a
-// file inside the run directory, or inline source: candidate_source.h), which runner takes the job, how
-// its events become MCP progress, and the store every result goes into.
+// file inside the run directory, or inline source: candidate_source.h), which runner takes the job,
+// how its events become MCP progress, and the store every result goes into.
 #pragma once
 
 #include <filesystem>

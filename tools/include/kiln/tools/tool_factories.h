@@ -31,10 +31,10 @@ mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
 
 // simulate (engines/sim/): kiln-sim-run in a subprocess, the candidate on the CPU simulator.
 struct SimulateToolConfig {
-  CandidateRoots roots;                  // the run directory, plus the task bundles
-  std::filesystem::path sim_runner;      // the kiln-sim-run executable
-  std::filesystem::path work_dir;        // per-call build folders go here; empty: $TMPDIR/kiln-simulate
-  double build_allowance_s = 240;        // nvcc and g++ time allowed on top of time_limit_s
+  CandidateRoots roots;              // the run directory, plus the task bundles
+  std::filesystem::path sim_runner;  // the kiln-sim-run executable
+  std::filesystem::path work_dir;    // per-call build folders go here; empty: $TMPDIR/kiln-simulate
+  double build_allowance_s = 240;    // nvcc and g++ time allowed on top of time_limit_s
 };
 mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConfig config);
 // kiln-sim-run next to the running executable, or in a build tree build/bin/kiln-sim-run

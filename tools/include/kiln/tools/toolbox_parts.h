@@ -13,7 +13,9 @@ namespace kiln::tools {
 
 mcp::Resource make_task_resource(std::shared_ptr<TaskSource> source);
 mcp::Prompt make_optimize_prompt(std::shared_ptr<TaskSource> source, std::filesystem::path run_dir);
-mcp::ResourceTemplate make_zoo_resource_template(std::shared_ptr<kb::KbService> kb);  // kiln://zoo/{id}/{file}
-mcp::ResourceTemplate make_ptx_resource_template(std::shared_ptr<kb::KbService> kb);  // kiln://ptx/{section}
+mcp::ResourceTemplate make_zoo_resource_template(
+    std::shared_ptr<kb::KbService> kb);  // kiln://zoo/{id}/{file}
+mcp::ResourceTemplate make_ptx_resource_template(
+    std::shared_ptr<kb::KbService> kb);  // kiln://ptx/{section}
 
 }  // namespace kiln::tools

@@ -25,7 +25,8 @@ struct GuardVerdict {
 };
 
 // Headers are passed as found; an absent header is nullopt.
-GuardVerdict check_http_request(const HttpGuardOptions& options, const std::optional<std::string>& origin,
+GuardVerdict check_http_request(const HttpGuardOptions& options,
+                                const std::optional<std::string>& origin,
                                 const std::optional<std::string>& host,
                                 const std::optional<std::string>& authorization);
 

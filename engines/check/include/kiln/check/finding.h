@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace kiln::check {
 
@@ -16,25 +15,25 @@ enum class Severity : uint8_t { Error, Warning };
 
 // The kinds synccheck reports. The corpus under tests/corpus/sync/ names these strings.
 enum class FindingKind : uint8_t {
-  BarrierDivergence,       // "barrier_divergence": bar.sync/barrier.sync.aligned reachable
-                           // under thread-divergent control (early return, divergent loop)
-  CollectiveDivergence,    // "collective_divergence": shfl/vote/redux/match .sync, ldmatrix,
-                           // stmatrix, mma.sync, wgmma executed under intra-warp divergence
-  CollectiveMask,          // "collective_mask": a .sync mask naming lanes that are not there
-  NamedBarrierMismatch,    // "named_barrier_mismatch": one barrier id used with different
-                           // thread counts, or a count that is not a multiple of 32
-  MbarrierUninitialized,   // "mbarrier_uninitialized": an mbarrier used before mbarrier.init
-  MbarrierInitFence,       // "mbarrier_init_fence": init not made visible (fence + barrier)
-                           // before other threads or the async proxy use it
-  AsyncCopyUnwaited,       // "async_copy_unwaited": cp.async data read before wait_group/
-                           // wait_all (and a barrier, when other threads read it)
-  BulkCopyNoExpectTx,      // "bulk_copy_no_expect_tx": cp.async.bulk completing on an
-                           // mbarrier that no arrive.expect_tx / expect_tx arms
-  WgmmaFence,              // "wgmma_fence": wgmma.mma_async without wgmma.fence before it or
-                           // without commit_group + wait_group before its results are used
-  Incomplete,              // "incomplete": a construct the engine could not analyze
-  DataRace,                // "data_race": racecheck's hazard between two accesses
-  SanitizerError,          // "sanitizer_error": any other compute-sanitizer report
+  BarrierDivergence,      // "barrier_divergence": bar.sync/barrier.sync.aligned reachable
+                          // under thread-divergent control (early return, divergent loop)
+  CollectiveDivergence,   // "collective_divergence": shfl/vote/redux/match .sync, ldmatrix,
+                          // stmatrix, mma.sync, wgmma executed under intra-warp divergence
+  CollectiveMask,         // "collective_mask": a .sync mask naming lanes that are not there
+  NamedBarrierMismatch,   // "named_barrier_mismatch": one barrier id used with different
+                          // thread counts, or a count that is not a multiple of 32
+  MbarrierUninitialized,  // "mbarrier_uninitialized": an mbarrier used before mbarrier.init
+  MbarrierInitFence,      // "mbarrier_init_fence": init not made visible (fence + barrier)
+                          // before other threads or the async proxy use it
+  AsyncCopyUnwaited,      // "async_copy_unwaited": cp.async data read before wait_group/
+                          // wait_all (and a barrier, when other threads read it)
+  BulkCopyNoExpectTx,     // "bulk_copy_no_expect_tx": cp.async.bulk completing on an
+                          // mbarrier that no arrive.expect_tx / expect_tx arms
+  WgmmaFence,             // "wgmma_fence": wgmma.mma_async without wgmma.fence before it or
+                          // without commit_group + wait_group before its results are used
+  Incomplete,             // "incomplete": a construct the engine could not analyze
+  DataRace,               // "data_race": racecheck's hazard between two accesses
+  SanitizerError,         // "sanitizer_error": any other compute-sanitizer report
 };
 
 std::string_view finding_kind_name(FindingKind kind);

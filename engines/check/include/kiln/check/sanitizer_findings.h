@@ -4,9 +4,8 @@
 // and racecheck answers like the static one.
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string_view>
 
 #include "kiln/check/finding.h"
 

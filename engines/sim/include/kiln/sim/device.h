@@ -29,9 +29,9 @@ struct DeviceProperties {
   std::string name = "kiln simulated NVIDIA H200";
   int major = 9, minor = 0;
   int multiprocessor_count = 132;
-  uint64_t global_memory_bytes = 4ull << 30;  // what the simulator lets a program allocate
-  uint32_t shared_memory_per_block = 48 * 1024;            // without opt-in
-  uint32_t shared_memory_per_block_optin = 227 * 1024;     // with cudaFuncSetAttribute
+  uint64_t global_memory_bytes = 4ull << 30;     // what the simulator lets a program allocate
+  uint32_t shared_memory_per_block = 48 * 1024;  // without opt-in
+  uint32_t shared_memory_per_block_optin = 227 * 1024;  // with cudaFuncSetAttribute
   uint32_t shared_memory_per_multiprocessor = 228 * 1024;
   uint32_t registers_per_block = 65536;
   uint32_t max_threads_per_block = 1024;
