@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git jq
+  build-essential cmake ninja-build pkg-config git jq clang-format
   libcpp-httplib-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
