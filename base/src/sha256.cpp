@@ -23,7 +23,7 @@ std::string Sha256::hex_digest() {
   EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), digest.data(), &length);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(length * 2);
+  out.reserve(size_t{length} * 2);
   for (unsigned int i = 0; i < length; ++i) {
     out.push_back(kHex[digest[i] >> 4]);
     out.push_back(kHex[digest[i] & 0xf]);
