@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh >/dev/null
-kiln=build/cli/kiln
+kiln=build/bin/kiln
 
 session() {
   cat <<'JSON'

@@ -1,5 +1,5 @@
 // The task hash: one SHA-256 over a bundle's files, so a run can name exactly the
-// task it was measured under (DESIGN.md, "Tasks"). Internal to kiln_tasks.
+// task it was measured under (tasks/FORMAT.md). Internal to kiln_tasks.
 #pragma once
 
 #include <filesystem>

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-/** Protocol revisions kiln must negotiate (DESIGN.md, "MCP surface"). */
+/** Protocol revisions kiln must negotiate (README.md, "The binary"). */
 export const SUPPORTED_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
 export const NEWEST_VERSION = "2025-11-25";
 

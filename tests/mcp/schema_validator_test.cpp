@@ -233,7 +233,7 @@ TEST(CheckToolSchema, RejectsDeeplyNestedObjects) {
   EXPECT_THAT(check_tool_schema(schema).value_or(""), HasSubstr("nested objects are not allowed"));
 }
 
-// DESIGN.md: properties are primitive, enum or array typed; an object-valued
+// tools/README.md: properties are primitive, enum or array typed; an object-valued
 // property is already a nested object.
 TEST(CheckToolSchema, RejectsAPropertyThatIsAnObjectWithProperties) {
   json schema = with_property(

@@ -77,7 +77,7 @@ TEST(TaskJson, CarriesToleranceAndHash) {
 }
 
 TEST(TaskJson, StaysUnderTheToolOutputBudget) {
-  // Tool results should stay under 10 KB (DESIGN.md, "MCP surface").
+  // Tool results should stay under 10 KB (tools/README.md, "What every tool shares").
   EXPECT_LT(fp16_gemm_contract().dump().size(), 10u * 1024u);
 }
 

@@ -1,5 +1,5 @@
 // The result store: every result a runner produced for this run, keyed by result id,
-// with the exact candidate source it was measured on (DESIGN.md, "Integrity gates":
+// with the exact candidate source it was measured on (runner/worker/README.md:
 // record_candidate accepts only a result id the runner produced and kiln stored).
 //
 // One SQLite file. Tables (schema version 1, in PRAGMA user_version):
@@ -38,7 +38,7 @@ struct NewResult {
   std::string source_path;       // where they came from (relative to the run dir); empty: inline
   std::string runner;            // the runner's URL, or "local"
   std::string job_id;            // the runner's job id
-  nlohmann::json result;         // RESULT (runner/PROTOCOL.md) as the runner returned it
+  nlohmann::json result;         // RESULT (runner/protocol/PROTOCOL.md) as the runner returned it
 };
 
 struct StoredResult {

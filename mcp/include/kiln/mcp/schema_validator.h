@@ -15,7 +15,7 @@ namespace kiln::mcp {
 std::optional<std::string> validate_against_schema(const nlohmann::json& schema,
                                                    const nlohmann::json& value);
 
-// nullopt when `schema` is a flat object schema as DESIGN.md requires (object
+// nullopt when `schema` is a flat object schema as tools/README.md requires (object
 // type, properties of primitive, enum or array type, no anyOf/oneOf/allOf/$ref)
 // and uses only keywords validate_against_schema understands.
 std::optional<std::string> check_tool_schema(const nlohmann::json& schema);

@@ -11,7 +11,7 @@ namespace kiln::mcp {
 
 class ToolRegistry {
  public:
-  // Refuses a tool whose declaration breaks DESIGN.md's rules (name, description
+  // Refuses a tool whose declaration breaks the rules of tools/README.md (name, description
   // size, flat input schema, object output schema, duplicate name).
   Status add(Tool tool);
 

@@ -1,4 +1,4 @@
-// A task bundle: the fixed computation one run optimizes (DESIGN.md, "Tasks").
+// A task bundle: the fixed computation one run optimizes (tasks/FORMAT.md).
 #pragma once
 
 #include <cstdint>
