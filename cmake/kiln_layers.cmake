@@ -25,13 +25,17 @@ set(_kiln_may_link_kiln_cudart_sim kiln_base kiln_ptx kiln_sim kiln_cudart_sim_p
 set(_kiln_may_link_kiln_check kiln_base kiln_ptx kiln_compiler kiln_sim)
 # Services: the frontier, the runner and its worker. The runner never links MCP.
 set(_kiln_may_link_kiln_frontier kiln_base kiln_sqlite kiln_tasks)
-set(_kiln_may_link_kiln_runner kiln_base kiln_http kiln_tasks)
-set(_kiln_may_link_kiln_worker_core kiln_base kiln_tasks kiln_compiler kiln_ptx kiln_runner)
-set(_kiln_may_link_kiln_worker_gpu kiln_base kiln_tasks kiln_compiler kiln_ptx kiln_runner
-    kiln_worker_core)
+# The runner protocol (headers only) is what the server and its worker share; the worker never
+# links the server.
+set(_kiln_may_link_kiln_runner_protocol kiln_base)
+set(_kiln_may_link_kiln_runner kiln_base kiln_http kiln_tasks kiln_runner_protocol)
+set(_kiln_may_link_kiln_worker_core kiln_base kiln_tasks kiln_compiler kiln_ptx
+    kiln_runner_protocol)
+set(_kiln_may_link_kiln_worker_gpu kiln_base kiln_tasks kiln_compiler kiln_ptx
+    kiln_runner_protocol kiln_worker_core)
 # The MCP tool handlers: everything above, nothing of the programs.
 set(_kiln_may_link_kiln_tools kiln_base kiln_sqlite kiln_http kiln_mcp kiln_tasks kiln_kb
-    kiln_ptx kiln_compiler kiln_sim kiln_check kiln_frontier kiln_runner)
+    kiln_ptx kiln_compiler kiln_sim kiln_check kiln_frontier kiln_runner kiln_runner_protocol)
 
 # Interface targets that carry build settings, not code.
 set(_kiln_layer_exempt kiln_warnings)

@@ -18,17 +18,20 @@ files() {
   git ls-files 'kb/zoo/references/*.cpp' 'kb/zoo/references/*.h'
 }
 
+# Tracked files that exist in the work tree (a deletion not yet committed is not a file).
+existing() { while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done; }
+
 if ! command -v clang-format >/dev/null; then
   echo "kiln: clang-format is missing; scripts/install-deps.sh installs it" >&2
   exit 1
 fi
 if [ "$mode" = fix ]; then
-  files | xargs -r clang-format -i
+  files | existing | xargs -r clang-format -i
   exit 0
 fi
-if ! files | xargs -r clang-format --dry-run --Werror 2>/tmp/kiln-format.$$; then
+if ! files | existing | xargs -r clang-format --dry-run --Werror 2>/tmp/kiln-format.$$; then
   grep -E '^[^ ].*: (error|warning):' /tmp/kiln-format.$$ | cut -d: -f1 | sort -u |
-    sed 's/^/  /' >&2
+    sed 's/^/  /' >&2 || head -5 /tmp/kiln-format.$$ >&2
   rm -f /tmp/kiln-format.$$
   echo "kiln: the files above differ from .clang-format; run scripts/format.sh --fix" >&2
   exit 1

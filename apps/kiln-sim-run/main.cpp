@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
                 progress);
 
   const auto build_start = std::chrono::steady_clock::now();
-  const auto toolchain = kiln::compiler::BuildToolchain::from_environment(argv[0]);
+  const auto toolchain = kiln::compiler::toolchain_from_environment(argv[0]);
   if (!source.empty()) {
     kiln::sim::run::CandidateBuild builder{toolchain.nvcc_path(), toolchain.abi_include,
                                            kiln::sim::run::loaded_runtime_library()};

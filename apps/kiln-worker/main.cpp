@@ -1,4 +1,4 @@
-// kiln-worker: one job of the kiln runner, in a fresh process (runner/PROTOCOL.md).
+// kiln-worker: one job of the kiln runner, in a fresh process (runner/protocol/PROTOCOL.md).
 //
 //   kiln-worker --job JOB_DIR/job.json --gpu N [--hw-dir DIR] [--build-only]
 //   kiln-worker --run-once --job JOB_DIR/job.json --gpu N --workload W [--calls K] [--target
@@ -14,6 +14,8 @@
 #include <iostream>
 #include <string>
 
+#include "kiln/base/env.h"
+#include "kiln/compiler/toolchain.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/job_driver.h"
 #include "kiln/worker/job_spec.h"
@@ -73,6 +75,17 @@ int usage(const std::string& problem) {
   return 2;
 }
 
+// What the command line leaves unsaid, from the environment: the one place the worker reads
+// it. --hw-dir wins over KILN_HW_DIR; KILN_NCU and KILN_COMPUTE_SANITIZER name the tools
+// (else the toolkit's, else PATH's); the toolchain is KILN_CUDA_ROOT's and the like
+// (kiln/compiler/toolchain.h). A variable set to the empty string counts as unset.
+void read_environment(kiln::worker::WorkerOptions* options) {
+  if (options->hw_dir.empty()) options->hw_dir = kiln::env_or("KILN_HW_DIR", "");
+  options->ncu = kiln::env_or("KILN_NCU", "");
+  options->compute_sanitizer = kiln::env_or("KILN_COMPUTE_SANITIZER", "");
+  options->toolchain = kiln::compiler::toolchain_from_environment(options->executable);
+}
+
 std::filesystem::path self_path(const char* argv0) {
   std::error_code ec;
   auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -120,6 +133,7 @@ int main(int argc, char** argv) {
   if (options.job_path.empty()) return usage("--job is required");
   options.executable = self_path(argv[0]);
   options.job_path = std::filesystem::absolute(options.job_path);
+  read_environment(&options);
 
   auto spec = kiln::worker::JobSpec::load(options.job_path);
   if (!run_once) std::cout.flush();
@@ -139,7 +153,7 @@ int main(int argc, char** argv) {
   bool fatal = false;
   int code = 3;
   try {
-    code = kiln::worker::run_job(*spec, options, protocol, &fatal);
+    code = kiln::worker::drive_job(*spec, options, protocol, &fatal);
   } catch (const std::exception& e) {
     kiln::worker::EventStream events(protocol);
     events.result({{"status", "error"},

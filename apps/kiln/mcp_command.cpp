@@ -1,12 +1,11 @@
 // kiln mcp: serve MCP over stdio (default) or Streamable HTTP.
-#include <signal.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <thread>
 
 #include "commands.h"
-#include "kiln/base/file.h"
+#include "kiln/base/stop_signals.h"
+#include "kiln/http/token_file.h"
 #include "kiln/mcp/http_transport.h"
 #include "kiln/mcp/stdio_transport.h"
 
@@ -54,28 +53,14 @@ int serve_http(const mcp::Server& server, const McpOptions& options, mcp::Record
   http.max_request_bytes = options.max_request_bytes;
   http.guard.allowed_origins = options.allowed_origins;
   if (!options.token_file.empty()) {
-    auto token = read_file(options.token_file);
+    auto token = http::read_token_file(options.token_file);
     if (!token) {
       spdlog::error("{}", token.error().message);
       return 2;
     }
-    std::string value = *token;
-    while (!value.empty() && (value.back() == '\n' || value.back() == '\r' || value.back() == ' '))
-      value.pop_back();
-    if (value.empty()) {
-      spdlog::error("token file {} is empty; put a secret of at least 16 characters in it",
-                    options.token_file);
-      return 2;
-    }
-    http.guard.bearer_token = value;
+    http.guard.bearer_token = *token;
   }
-  // Block SIGINT/SIGTERM before anything listens, so a signal that arrives at
-  // any point afterwards is taken by the waiter thread below.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  StopSignals signals;  // before anything listens: a signal from here on stops the server
 
   mcp::HttpTransport transport(server, http);
   auto port = transport.bind();
@@ -88,16 +73,12 @@ int serve_http(const mcp::Server& server, const McpOptions& options, mcp::Record
   std::fprintf(stderr, "kiln: listening on http://%s:%d/mcp\n", host.c_str(), *port);
   std::fflush(stderr);
 
-  // Stop cleanly on SIGINT/SIGTERM: a thread waits for the signal.
-  std::thread waiter([&] {
-    int received = 0;
-    sigwait(&signals, &received);
+  signals.watch([&](int received) {
     spdlog::info("signal {} received; stopping", received);
     transport.stop();
   });
   transport.serve();
-  pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter if serve() ended by itself
-  waiter.join();
+  signals.finish();
   return 0;
 }
 

@@ -1,16 +1,15 @@
-// kiln runner: the GPU benchmark server (runner/PROTOCOL.md).
-#include <signal.h>
+// kiln runner: the GPU benchmark server (runner/protocol/PROTOCOL.md).
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <thread>
 
 #include "commands.h"
+#include "kiln/base/stop_signals.h"
+#include "kiln/http/token_file.h"
 #include "kiln/runner/gpu_discovery.h"
 #include "kiln/runner/listen_address.h"
 #include "kiln/runner/runner_paths.h"
 #include "kiln/runner/runner_server.h"
-#include "kiln/runner/token.h"
 
 namespace kiln::cli {
 namespace {
@@ -50,7 +49,7 @@ Result<runner::RunnerOptions> resolve(const RunnerCommandOptions& given) {
   options.host = address->host;
   options.port = address->port;
   if (!given.token_file.empty()) {
-    auto token = runner::read_token_file(given.token_file);
+    auto token = http::read_token_file(given.token_file);
     if (!token) return token.error();
     options.token = *token;
   }
@@ -67,14 +66,9 @@ Result<runner::RunnerOptions> resolve(const RunnerCommandOptions& given) {
 }
 
 int serve(const runner::RunnerOptions& options) {
-  // Block SIGINT/SIGTERM before any thread starts, so the waiter below takes them
-  // (the worker processes get a clean signal mask of their own).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
+  // Before any thread starts, so the waiter takes SIGINT/SIGTERM (the worker processes
+  // get a clean signal mask of their own).
+  StopSignals signals;
   runner::RunnerServer server(options);
   auto port = server.bind();
   if (!port) {
@@ -86,23 +80,20 @@ int serve(const runner::RunnerOptions& options) {
                server.url().c_str(), join(options.gpus).c_str(), options.worker.c_str(),
                options.cache_dir.c_str());
   std::fflush(stderr);
-  std::thread waiter([&] {
-    int received = 0;
-    sigwait(&signals, &received);
+  signals.watch([&](int received) {
     spdlog::info("signal {} received; cancelling jobs and stopping", received);
     server.stop();
   });
   server.serve();
-  pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter if serve() ended by itself
-  waiter.join();
+  signals.finish();
   return 0;
 }
 
 }  // namespace
 
 Runner add_runner_command(CLI::App& app, const GlobalOptions&) {
-  auto* command =
-      app.add_subcommand("runner", "Serve GPU benchmark jobs over HTTP (runner/PROTOCOL.md)");
+  auto* command = app.add_subcommand(
+      "runner", "Serve GPU benchmark jobs over HTTP (runner/protocol/PROTOCOL.md)");
   auto options = std::make_shared<RunnerCommandOptions>();
   command->add_option("--gpus", options->gpus,
                       "GPU indices to run jobs on, e.g. 0,1 (default: every GPU here)");

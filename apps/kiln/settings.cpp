@@ -4,7 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include "kiln/base/env.h"
 
 namespace kiln::cli {
 
@@ -25,7 +25,7 @@ void setup_logging(const std::string& level) {
 
 fs::path resolve_tasks_dir(const GlobalOptions& options) {
   if (!options.tasks_dir.empty()) return options.tasks_dir;
-  if (const char* env = std::getenv("KILN_TASKS_DIR"); env && *env) return env;
+  if (auto dir = env_value("KILN_TASKS_DIR")) return *dir;
   if (fs::exists(fs::path(KILN_SOURCE_TASKS_DIR) / "fp16_gemm" / "task.json"))
     return KILN_SOURCE_TASKS_DIR;
   std::error_code error;

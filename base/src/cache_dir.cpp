@@ -2,26 +2,18 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
+
+#include "kiln/base/env.h"
 
 namespace kiln {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
-}  // namespace
-
 fs::path default_cache_dir() {
-  if (auto dir = env("KILN_CACHE_DIR"); !dir.empty()) return dir;
-  if (auto dir = env("XDG_CACHE_HOME"); !dir.empty()) return fs::path(dir) / "kiln";
-  if (auto home = env("HOME"); !home.empty()) return fs::path(home) / ".cache" / "kiln";
+  if (auto dir = env_value("KILN_CACHE_DIR")) return *dir;
+  if (auto dir = env_value("XDG_CACHE_HOME")) return fs::path(*dir) / "kiln";
+  if (auto home = env_value("HOME")) return fs::path(*home) / ".cache" / "kiln";
   return fs::temp_directory_path() / ("kiln-cache-" + std::to_string(getuid()));
 }
 

@@ -1,10 +1,10 @@
 #include "kiln/frontier/result_store.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <ctime>
 #include <random>
 
+#include "kiln/base/env.h"
 #include "kiln/base/sha256.h"
 #include "kiln/sqlite/database.h"
 
@@ -91,10 +91,9 @@ std::string string_at(const json& object, const json::json_pointer& pointer) {
 
 fs::path default_store_path(const fs::path& run_dir) {
   if (!run_dir.empty()) return run_dir / "results.sqlite";
-  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
-    return fs::path(data) / "kiln" / "results.sqlite";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return fs::path(home) / ".local" / "share" / "kiln" / "results.sqlite";
+  if (auto data = env_value("XDG_DATA_HOME")) return fs::path(*data) / "kiln" / "results.sqlite";
+  if (auto home = env_value("HOME"))
+    return fs::path(*home) / ".local" / "share" / "kiln" / "results.sqlite";
   return fs::temp_directory_path() / "kiln-results.sqlite";
 }
 

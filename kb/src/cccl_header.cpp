@@ -4,6 +4,8 @@
 #include <cctype>
 #include <regex>
 
+#include "kiln/base/text.h"
+
 namespace kiln::kb {
 
 namespace {
@@ -23,12 +25,6 @@ std::string collapse_spaces(std::string_view text) {
   return out;
 }
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-std::string trim(std::string_view text) { return collapse_spaces(text); }
-
 // Lines of a comment block, with its trailing spaces dropped.
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
@@ -36,8 +32,7 @@ std::vector<std::string> split_lines(std::string_view text) {
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, end - start));
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    std::string line(trim_end(text.substr(start, end - start)));
     lines.push_back(std::move(line));
     start = end + 1;
   }
@@ -63,7 +58,7 @@ std::string compact_signature(const std::string& declaration, std::string& name)
   size_t open = rest.find('(');
   size_t close = rest.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return "";
-  std::string head = trim(rest.substr(0, open));
+  std::string head = collapse_spaces(rest.substr(0, open));
   size_t name_start = head.find_last_of(' ');
   name = name_start == std::string::npos ? head : head.substr(name_start + 1);
   std::string return_type = name_start == std::string::npos ? "" : head.substr(0, name_start);
@@ -72,8 +67,9 @@ std::string compact_signature(const std::string& declaration, std::string& name)
       return_type.erase(at, std::string(word).size());
   }
   std::string params = rest.substr(open + 1, close - open - 1);
-  std::string signature = trim(return_type) + " " + name + "(" + trim(params) + ")";
-  std::string templ = trim(prefix);
+  std::string signature =
+      collapse_spaces(return_type) + " " + name + "(" + collapse_spaces(params) + ")";
+  std::string templ = collapse_spaces(prefix);
   if (!templ.empty() && templ != "template <typename = void>") signature = templ + " " + signature;
   for (size_t at; (at = signature.find("cuda::ptx::")) != std::string::npos;)
     signature.erase(at, 11);
@@ -86,7 +82,7 @@ std::string compact_signature(const std::string& declaration, std::string& name)
 bool parse_block(std::string_view block, const std::string& header_name, InstructionForm& form) {
   std::vector<std::string> lines = split_lines(block);
   while (!lines.empty() && lines.front().empty()) lines.erase(lines.begin());
-  if (lines.empty() || !starts_with(lines.front(), "// ")) return false;
+  if (lines.empty() || !lines.front().starts_with("// ")) return false;
 
   std::string head = lines.front().substr(3);  // syntax, maybe with its requirement
   std::vector<std::string> modifiers;
@@ -97,15 +93,15 @@ bool parse_block(std::string_view block, const std::string& header_name, Instruc
     const std::string& line = lines[i];
     if (in_declaration) {
       declaration += line + "\n";
-    } else if (starts_with(line, "template") || starts_with(line, "__device__")) {
+    } else if (line.starts_with("template") || line.starts_with("__device__")) {
       in_declaration = true;
       declaration += line + "\n";
-    } else if (starts_with(line, "// .")) {
+    } else if (line.starts_with("// .")) {
       modifiers.push_back(collapse_spaces(line.substr(3)));
-    } else if (starts_with(line, "//") && line.find("PTX ISA") != std::string::npos) {
+    } else if (line.starts_with("//") && line.find("PTX ISA") != std::string::npos) {
       head += " " + line.substr(2);  // the requirement on a line of its own
-    } else if (starts_with(line, "//")) {
-      notes.push_back(trim(line.substr(2)));
+    } else if (line.starts_with("//")) {
+      notes.push_back(collapse_spaces(line.substr(2)));
     } else {
       // A wrapped continuation of the syntax line; the declaration may start on it.
       size_t at = std::min(line.find("template"), line.find("__device__"));

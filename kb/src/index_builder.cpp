@@ -10,6 +10,7 @@
 
 #include "fts_functions.h"
 #include "kiln/base/file.h"
+#include "kiln/base/text.h"
 #include "kiln/kb/kb_index.h"
 #include "kiln/kb/ptx_document.h"
 #include "kiln/kb/ptx_note.h"
@@ -53,12 +54,6 @@ CREATE VIRTUAL TABLE ptx_section_fts USING fts5(title, heading, instructions, te
 CREATE TABLE ptx_instruction(instruction TEXT NOT NULL, target_kind TEXT NOT NULL, target TEXT NOT NULL);
 CREATE INDEX ptx_instruction_by_name ON ptx_instruction(instruction);
 )sql";
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
-  return out;
-}
 
 std::string now_iso8601() {
   std::time_t now = std::time(nullptr);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "fts_functions.h"
+#include "kiln/base/text.h"
 #include "kiln/kb/closest_names.h"
 #include "kiln/kb/fts_query.h"
 #include "kiln/kb/source_set.h"
@@ -71,9 +72,7 @@ std::vector<std::string> split_list(const std::string& text) {
   std::string item;
   for (char c : text + ",") {
     if (c == ',') {
-      while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-      while (!item.empty() && item.back() == ' ') item.pop_back();
-      if (!item.empty()) out.push_back(item);
+      if (const std::string_view name = trim(item); !name.empty()) out.emplace_back(name);
       item.clear();
     } else {
       item += c;
@@ -88,12 +87,6 @@ std::vector<std::string> json_strings(const std::string& text) {
   if (value.is_array())
     for (const auto& item : value)
       if (item.is_string()) out.push_back(item.get<std::string>());
-  return out;
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
   return out;
 }
 

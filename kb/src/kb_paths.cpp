@@ -1,8 +1,7 @@
 #include "kiln/kb/kb_paths.h"
 
-#include <cstdlib>
-
 #include "kiln/base/cache_dir.h"
+#include "kiln/base/env.h"
 #include "kiln/base/sha256.h"
 
 namespace kiln::kb {
@@ -10,11 +9,6 @@ namespace kiln::kb {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
 
 // An absolute, normalized spelling, so the same folder always names the same index.
 std::string canonical_text(const fs::path& path) {
@@ -34,7 +28,7 @@ fs::path KbPaths::index_path() const {
 }
 
 fs::path default_kb_dir() {
-  if (auto dir = env("KILN_KB_DIR"); !dir.empty()) return dir;
+  if (auto dir = env_value("KILN_KB_DIR")) return *dir;
   if (fs::exists(fs::path(KILN_SOURCE_KB_DIR) / "zoo")) return KILN_SOURCE_KB_DIR;
   std::error_code error;
   fs::path exe = fs::read_symlink("/proc/self/exe", error);
@@ -42,7 +36,7 @@ fs::path default_kb_dir() {
 }
 
 fs::path default_cccl_dir() {
-  if (auto dir = env("KILN_CCCL_PTX_DIR"); !dir.empty()) return dir;
+  if (auto dir = env_value("KILN_CCCL_PTX_DIR")) return *dir;
   return fs::path(KILN_CUDA_ROOT_DIR) / "include" / "cccl" / "cuda" / "__ptx" / "instructions" /
          "generated";
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "kiln/base/file.h"
+#include "kiln/base/text.h"
 #include "kiln/kb/ptx_note.h"
 
 namespace kiln::kb {
@@ -15,13 +16,6 @@ namespace kiln::kb {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string strip(std::string_view text) {
-  size_t begin = 0, end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return std::string(text.substr(begin, end - begin));
-}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -62,7 +56,7 @@ std::string collapse_blank_lines(const std::string& text) {
     }
     out += c;
   }
-  return strip(out);
+  return std::string(trim(out));
 }
 
 // &lt; &#62; &#x3e; &nbsp; ... in `text`.
@@ -261,12 +255,12 @@ std::vector<DocumentSection> split_markdown_document(std::string_view text,
     if (level >= 1 && level <= 4 && static_cast<int>(line.size()) > level && line[level] == ' ') {
       DocumentSection section;
       section.level = level;
-      section.title = strip(line.substr(level + 1));
+      section.title = trim(line.substr(level + 1));
       sections.push_back(std::move(section));
       continue;
     }
     if (sections.empty()) {
-      if (strip(line).empty()) continue;
+      if (trim(line).empty()) continue;
       DocumentSection preamble;  // text before any heading
       preamble.title = "Preamble";
       sections.push_back(std::move(preamble));
@@ -287,7 +281,7 @@ std::vector<DocumentSection> split_html_document(std::string_view original,
   size_t at = 0;
   auto append_text = [&](std::string_view chunk) {
     std::string text = html_to_text(chunk);
-    if (strip(text).empty()) return;
+    if (trim(text).empty()) return;
     if (sections.empty()) {
       DocumentSection preamble;
       preamble.title = "Preamble";
@@ -320,11 +314,11 @@ std::vector<DocumentSection> split_html_document(std::string_view original,
     if (end == std::string::npos) break;
     DocumentSection section;
     section.level = level;
-    std::string title = strip(html_to_text(html.substr(found, end - found)));
+    std::string title(trim(html_to_text(html.substr(found, end - found))));
     for (const char* mark : {"¶", "#"}) {  // Sphinx/Doxygen header links
       std::string m(mark);
       while (title.size() >= m.size() && title.compare(title.size() - m.size(), m.size(), m) == 0)
-        title = strip(title.substr(0, title.size() - m.size()));
+        title = trim(title.substr(0, title.size() - m.size()));
     }
     section.title = title;
     sections.push_back(std::move(section));

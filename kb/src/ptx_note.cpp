@@ -3,16 +3,11 @@
 #include <cctype>
 #include <set>
 
+#include "kiln/base/text.h"
+
 namespace kiln::kb {
 
 namespace {
-
-std::string strip(std::string_view text) {
-  size_t begin = 0, end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return std::string(text.substr(begin, end - begin));
-}
 
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
@@ -37,7 +32,7 @@ bool front_matter_line(const std::string& line, std::string& key, std::string& v
     if (!(std::islower(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
   }
   key = line.substr(0, colon);
-  value = strip(line.substr(colon + 1));
+  value = trim(line.substr(colon + 1));
   return true;
 }
 
@@ -46,7 +41,7 @@ std::vector<std::string> split_list(const std::string& value) {
   std::string item;
   for (char c : value + ",") {
     if (c == ',' || c == ';') {
-      item = strip(item);
+      item = std::string(trim(item));
       if (!item.empty() && item.front() == '`' && item.back() == '`' && item.size() > 1)
         item = item.substr(1, item.size() - 2);
       if (!item.empty()) items.push_back(item);
@@ -80,7 +75,7 @@ std::string slugify(std::string_view text) {
 Result<PtxNote> parse_ptx_note(std::string_view text, const std::string& id) {
   std::vector<std::string> lines = split_lines(text);
   size_t i = 0;
-  while (i < lines.size() && strip(lines[i]).empty()) ++i;
+  while (i < lines.size() && trim(lines[i]).empty()) ++i;
   if (i == lines.size() || lines[i].rfind("# ", 0) != 0) {
     return make_error("PTX note `" + id +
                       "`: the first line must be `# Title`, then `instructions: a, b, c`");
@@ -88,7 +83,7 @@ Result<PtxNote> parse_ptx_note(std::string_view text, const std::string& id) {
   PtxNote note;
   note.id = id;
   note.text = std::string(text);
-  note.title = strip(lines[i].substr(2));
+  note.title = trim(lines[i].substr(2));
   ++i;
   std::string key, value;
   while (i < lines.size() && front_matter_line(lines[i], key, value)) {
@@ -110,13 +105,13 @@ Result<PtxNote> parse_ptx_note(std::string_view text, const std::string& id) {
     const std::string& line = lines[i];
     if (line.rfind("```", 0) == 0 || line.rfind("~~~", 0) == 0) fenced = !fenced;
     if (!fenced && line.rfind("## ", 0) == 0) {
-      if (!strip(current.text).empty()) add_section(std::move(current));
-      std::string heading = strip(line.substr(3));
+      if (!trim(current.text).empty()) add_section(std::move(current));
+      std::string heading(trim(line.substr(3)));
       current = NoteSection{slugify(heading), heading, "", static_cast<int>(i) + 1};
     }
     current.text += line + "\n";
   }
-  if (!strip(current.text).empty()) add_section(std::move(current));
+  if (!trim(current.text).empty()) add_section(std::move(current));
   return note;
 }
 

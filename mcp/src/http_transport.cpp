@@ -7,8 +7,8 @@
 #include <map>
 #include <mutex>
 #include <random>
-#include <thread>
 
+#include "kiln/http/listener.h"
 #include "kiln/mcp/http_exchange.h"
 #include "kiln/mcp/json_rpc.h"
 #include "kiln/mcp/protocol_version.h"
@@ -20,10 +20,7 @@ namespace {
 constexpr const char* kSessionHeader = "Mcp-Session-Id";
 constexpr const char* kVersionHeader = "MCP-Protocol-Version";
 
-std::optional<std::string> header(const httplib::Request& request, const char* name) {
-  if (!request.has_header(name)) return std::nullopt;
-  return request.get_header_value(name);
-}
+using http::request_header;
 
 std::string new_session_id() {
   std::random_device device;
@@ -133,86 +130,58 @@ class HttpSession : public Outbox {
 
 class HttpTransport::Impl {
  public:
-  Impl(const Server& server, HttpOptions options) : server_(server), options_(std::move(options)) {
-    http_.new_task_queue = [] { return new httplib::ThreadPool(64); };
-    http_.set_payload_max_length(options_.max_request_bytes);
-    http_.set_tcp_nodelay(true);  // small replies must not wait for Nagle + delayed ACK (~40 ms)
-    http_.set_read_timeout(30, 0);
-    http_.set_write_timeout(30, 0);
-    http_.Post("/mcp", [this](const httplib::Request& q, httplib::Response& r) { post(q, r); });
-    http_.Delete("/mcp", [this](const httplib::Request& q, httplib::Response& r) { remove(q, r); });
-    http_.Get("/mcp", [this](const httplib::Request& q, httplib::Response& r) {
+  Impl(const Server& server, HttpOptions options)
+      : server_(server), options_(std::move(options)), listener_(listener_options(options_)) {
+    httplib::Server& routes = listener_.server();
+    routes.Post("/mcp", [this](const httplib::Request& q, httplib::Response& r) { post(q, r); });
+    routes.Delete("/mcp",
+                  [this](const httplib::Request& q, httplib::Response& r) { remove(q, r); });
+    routes.Get("/mcp", [this](const httplib::Request& q, httplib::Response& r) {
       if (!guard(q, r)) return;
       r.status = 405;
       r.set_header("Allow", "POST, DELETE");
       r.set_content("kiln opens no standalone SSE stream; POST requests to /mcp", "text/plain");
     });
-    http_.set_error_handler([](const httplib::Request& q, httplib::Response& r) {
+    routes.set_error_handler([](const httplib::Request& q, httplib::Response& r) {
       if (r.status == 404 && q.path != "/mcp")
         r.set_content("not found: kiln serves MCP at /mcp", "text/plain");
       if (r.status == 413) r.set_content("request too large", "text/plain");
     });
-    http_.set_exception_handler(
+    routes.set_exception_handler(
         [](const httplib::Request&, httplib::Response& r, std::exception_ptr error) {
-          std::string what = "internal error";
-          try {
-            if (error) std::rethrow_exception(error);
-          } catch (const std::exception& e) {
-            what = e.what();
-          } catch (...) {
-          }
+          std::string what = http::exception_text(error);
           spdlog::error("HTTP handler failed: {}", what);
           reply_error(r, 500, "internal error: " + what, error_code::kInternalError);
         });
   }
 
-  Result<int> bind() {
-    options_.guard.loopback_bind = http::is_loopback_host(options_.host);
-    if (!options_.guard.loopback_bind && !options_.guard.bearer_token) {
-      return kiln::make_error("refusing to listen on " + options_.host +
-                              " without a bearer token: pass --token-file FILE, or bind 127.0.0.1");
-    }
-    int port =
-        options_.port == 0
-            ? http_.bind_to_any_port(options_.host.c_str())
-            : (http_.bind_to_port(options_.host.c_str(), options_.port) ? options_.port : -1);
-    if (port < 0) {
-      return kiln::make_error(
-          "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
-          " (in use, or not an address of this machine); pick another with --http HOST:PORT");
-    }
-    return port;
-  }
-
-  void serve() {
-    serving_ = true;
-    if (!stop_requested_) http_.listen_after_bind();
-    serving_ = false;
-  }
-
-  void stop() {
-    stop_requested_ = true;
-    // httplib ignores stop() until listening has begun: wait for that (or for
-    // serve() to return), so a stop that races start-up is never lost.
-    for (int i = 0; i < 2500 && serving_ && !http_.is_running(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    http_.stop();
-  }
+  Result<int> bind() { return listener_.bind(); }
+  void serve() { listener_.serve(); }
+  void stop() { listener_.stop(); }
 
  private:
+  static http::ListenerOptions listener_options(const HttpOptions& options) {
+    http::ListenerOptions listener;
+    listener.host = options.host;
+    listener.port = options.port;
+    listener.guard = options.guard;
+    listener.address_flag = "--http HOST:PORT";
+    listener.token_advice = "pass --token-file FILE, or bind 127.0.0.1";
+    listener.max_request_bytes = options.max_request_bytes;
+    listener.threads = 64;
+    return listener;
+  }
+
   bool guard(const httplib::Request& request, httplib::Response& response) {
-    auto verdict =
-        http::check_http_request(options_.guard, header(request, "Origin"), header(request, "Host"),
-                                 header(request, "Authorization"));
+    auto verdict = listener_.guard(request, response);
     if (verdict.status == 0) return true;
-    if (verdict.status == 401) response.set_header("WWW-Authenticate", "Bearer");
     reply_error(response, verdict.status, verdict.message);
     return false;
   }
 
   std::shared_ptr<HttpSession> find_session(const httplib::Request& request,
                                             httplib::Response& response) {
-    auto id = header(request, kSessionHeader);
+    auto id = request_header(request, kSessionHeader);
     if (!id) {
       reply_error(
           response, 400,
@@ -248,7 +217,8 @@ class HttpTransport::Impl {
     auto parsed = parse_json_text(request.body);
     if (auto* rejected = std::get_if<RejectedMessage>(&parsed)) {
       if (options_.recorder)
-        options_.recorder->incoming_raw(request.body, header(request, kSessionHeader).value_or(""));
+        options_.recorder->incoming_raw(request.body,
+                                        request_header(request, kSessionHeader).value_or(""));
       response.status = 400;
       response.set_content(make_error_response(rejected->id, rejected->error).dump(),
                            "application/json");
@@ -262,7 +232,7 @@ class HttpTransport::Impl {
     } else {
       session = find_session(request, response);
       if (!session) return;
-      if (auto version = header(request, kVersionHeader)) {
+      if (auto version = request_header(request, kVersionHeader)) {
         std::string negotiated = session->session().protocol_version();
         if (!is_supported_protocol_version(*version) ||
             (!negotiated.empty() && *version != negotiated)) {
@@ -340,11 +310,9 @@ class HttpTransport::Impl {
 
   const Server& server_;
   HttpOptions options_;
-  httplib::Server http_;
-  std::atomic<bool> serving_{false};
-  std::atomic<bool> stop_requested_{false};
   std::mutex mutex_;  // guards sessions_
   std::map<std::string, std::shared_ptr<HttpSession>> sessions_;
+  http::Listener listener_;  // last: destroyed first, so no handler outlives the sessions
 };
 
 HttpTransport::HttpTransport(const Server& server, HttpOptions options)

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <sstream>
+
+#include "kiln/base/env.h"
+#include "kiln/base/text.h"
 
 namespace kiln::runner {
 
@@ -16,9 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (!path) return false;
-  std::stringstream dirs(path);
+  std::stringstream dirs(env_or("PATH", ""));
   for (std::string dir; std::getline(dirs, dir, ':');)
     if (!dir.empty() && access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
   return false;
@@ -34,19 +34,13 @@ std::string run_and_read(const std::string& command) {
   return out;
 }
 
-std::string trim(std::string text) {
-  auto begin = text.find_first_not_of(" \t\r\n");
-  auto end = text.find_last_not_of(" \t\r\n");
-  return begin == std::string::npos ? "" : text.substr(begin, end - begin + 1);
-}
-
 }  // namespace
 
 Result<std::vector<int>> parse_gpu_list(const std::string& text) {
   std::vector<int> out;
   std::stringstream items(text);
   for (std::string item; std::getline(items, item, ',');) {
-    item = trim(item);
+    item = std::string(trim(item));
     if (item.empty() || item.size() > 3 || !std::all_of(item.begin(), item.end(), ::isdigit))
       return make_error("--gpus: '" + item + "' is not a GPU index; write e.g. --gpus 0,1");
     int index = std::stoi(item);
@@ -70,7 +64,7 @@ GpuDiscovery discover_gpus(const std::vector<int>& indices) {
     if (!std::getline(fields, index, ',') || !std::getline(fields, name, ',') ||
         !std::getline(fields, driver))
       continue;
-    index = trim(index);
+    index = std::string(trim(index));
     if (index.empty() || !std::all_of(index.begin(), index.end(), ::isdigit)) continue;
     for (auto& gpu : out.gpus)
       if (gpu.index == std::stoi(index)) gpu.name = trim(name);

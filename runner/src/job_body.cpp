@@ -2,10 +2,13 @@
 
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
+#include "kiln/runner/protocol/job_fields.h"
+#include "kiln/runner/protocol/job_limits.h"
 
 namespace kiln::runner {
 
 using json = nlohmann::json;
+namespace field = protocol::job_field;
 
 Result<json> make_job_body(const tasks::Task& task, const JobSpec& spec) {
   json files = json::object();
@@ -17,18 +20,24 @@ Result<json> make_job_body(const tasks::Task& task, const JobSpec& spec) {
     if (!contents) return make_error("reading task " + task.name + ": " + contents.error().message);
     files[path.lexically_relative(task.dir).generic_string()] = std::move(*contents);
   }
-  json body{{"kind", kind_name(spec.kind)},
-            {"task", {{"name", task.name}, {"sha256", task.sha256}, {"files", std::move(files)}}},
-            {"candidate",
-             {{"source", spec.candidate_source}, {"sha256", sha256_hex(spec.candidate_source)}}},
-            {"workloads", spec.workloads}};
-  if (spec.job_seconds) body["limits"] = {{"job_seconds", *spec.job_seconds}};
-  if (spec.kind == JobKind::kProfile) body["profile"] = {{"workload", spec.profile_workload}};
+  json body{{field::kKind, kind_name(spec.kind)},
+            {field::kTask,
+             {{field::kName, task.name},
+              {field::kSha256, task.sha256},
+              {field::kFiles, std::move(files)}}},
+            {field::kCandidate,
+             {{field::kSource, spec.candidate_source},
+              {field::kSha256, sha256_hex(spec.candidate_source)}}},
+            {field::kWorkloads, spec.workloads}};
+  if (spec.job_seconds)
+    body[field::kLimits] = {{protocol::limit_field::kJobSeconds, *spec.job_seconds}};
+  if (spec.kind == JobKind::kProfile)
+    body[field::kProfile] = {{field::kWorkload, spec.profile_workload}};
   if (spec.kind == JobKind::kSanitize) {
     json sanitize = json::object();
-    if (!spec.sanitize_tools.empty()) sanitize["tools"] = spec.sanitize_tools;
-    if (!spec.sanitize_workload.empty()) sanitize["workload"] = spec.sanitize_workload;
-    body["sanitize"] = std::move(sanitize);
+    if (!spec.sanitize_tools.empty()) sanitize[field::kTools] = spec.sanitize_tools;
+    if (!spec.sanitize_workload.empty()) sanitize[field::kWorkload] = spec.sanitize_workload;
+    body[field::kSanitize] = std::move(sanitize);
   }
   return body;
 }

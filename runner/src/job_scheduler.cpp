@@ -11,7 +11,8 @@
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
 #include "kiln/runner/gpu_lease.h"
-#include "kiln/runner/job_runner.h"
+#include "kiln/runner/job_execution.h"
+#include "kiln/runner/protocol/job_fields.h"
 
 namespace kiln::runner {
 
@@ -152,23 +153,26 @@ SubmitOutcome JobScheduler::submit(const JobRequest& request, const tasks::Task&
   const std::string build_key = sha256_hex("worker " + options_.worker_sha256 + "\ntask " +
                                            task.sha256 + "\ncandidate " + request.candidate_sha256);
   fs::create_directories(cache_.build_dir(build_key), error);
-  json file{{"id", job->id},
-            {"kind", kind_name(request.kind)},
-            {"task", {{"name", task.name}, {"sha256", task.sha256}}},
-            {"task_dir", fs::absolute(task.dir).string()},
-            {"candidate", fs::absolute(job->dir / "kernel.cu").string()},
-            {"candidate_sha256", request.candidate_sha256},
-            {"build_dir", fs::absolute(cache_.build_dir(build_key)).string()},
-            {"workloads", request.workloads},
-            {"seed", fresh_seed()},
-            {"limits", request.limits.to_json()}};
-  if (request.kind == JobKind::kProfile) file["profile"] = {{"workload", request.profile_workload}};
+  // job.json (runner/protocol/PROTOCOL.md, "Worker contract"), as the worker's JobSpec reads it.
+  namespace field = protocol::job_field;
+  json file{{field::kId, job->id},
+            {field::kKind, kind_name(request.kind)},
+            {field::kTask, {{field::kName, task.name}, {field::kSha256, task.sha256}}},
+            {field::kTaskDir, fs::absolute(task.dir).string()},
+            {field::kCandidate, fs::absolute(job->dir / "kernel.cu").string()},
+            {field::kCandidateSha256, request.candidate_sha256},
+            {field::kBuildDir, fs::absolute(cache_.build_dir(build_key)).string()},
+            {field::kWorkloads, request.workloads},
+            {field::kSeed, fresh_seed()},
+            {field::kLimits, limits_to_json(request.limits)}};
+  if (request.kind == JobKind::kProfile)
+    file[field::kProfile] = {{field::kWorkload, request.profile_workload}};
   if (request.kind == JobKind::kSanitize) {
-    file["sanitize"] = {{"tools", request.sanitize_tools}};
+    file[field::kSanitize] = {{field::kTools, request.sanitize_tools}};
     if (!request.sanitize_workload.empty())
-      file["sanitize"]["workload"] = request.sanitize_workload;
+      file[field::kSanitize][field::kWorkload] = request.sanitize_workload;
   }
-  if (auto written = write_file(job->dir / "job.json", file.dump(2) + "\n"); !written)
+  if (auto written = write_file(job->dir / protocol::kJobFileName, file.dump(2) + "\n"); !written)
     return {SubmitOutcome::Kind::kFailed, "", 0, written.error().message};
 
   outcome.id = job->id;
@@ -250,7 +254,7 @@ void JobScheduler::dispatch(int gpu) {
 
     JobLaunch launch{job->id, options_.worker, job->dir, gpu, job->job_seconds, job->expect};
     lock.unlock();
-    JobOutcome outcome = run_job(launch, job->cancel, [&](json event) {
+    JobOutcome outcome = execute_job(launch, job->cancel, [&](json event) {
       {
         std::lock_guard events_lock(mutex_);
         append_event(*job, std::move(event));

@@ -2,36 +2,26 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <sstream>
 
+#include "kiln/base/env.h"
+#include "kiln/base/text.h"
 #include "kiln/runner/gpu_discovery.h"
 #include "kiln/runner/listen_address.h"
+#include "kiln/runner/random_token.h"
 #include "kiln/runner/runner_paths.h"
 #include "kiln/runner/runner_server.h"
-#include "kiln/runner/token.h"
 
 namespace kiln::runner {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
-}  // namespace
-
 std::vector<std::string> split_runner_urls(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream items(text);
   for (std::string item; std::getline(items, item, ',');) {
-    auto begin = item.find_first_not_of(" \t");
-    auto end = item.find_last_not_of(" \t");
-    if (begin != std::string::npos) out.push_back(item.substr(begin, end - begin + 1));
+    if (const std::string_view url = trim(item); !url.empty()) out.emplace_back(url);
   }
   return out;
 }
@@ -51,9 +41,9 @@ std::string no_runner_message() {
 RunnerSettings runner_settings_from_environment(const std::vector<std::string>& configured_urls,
                                                 bool probe_local, const fs::path& worker) {
   RunnerSettings settings;
-  settings.urls = split_runner_urls(env("KILN_RUNNER"));
+  settings.urls = split_runner_urls(env_or("KILN_RUNNER", ""));
   if (settings.urls.empty()) settings.urls = configured_urls;
-  settings.token = env("KILN_RUNNER_TOKEN");
+  settings.token = env_or("KILN_RUNNER_TOKEN", "");
   if (probe_local) {
     fs::path worker_path = worker.empty() ? default_worker_path() : worker;
     auto gpus = local_gpu_indices();

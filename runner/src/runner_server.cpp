@@ -3,12 +3,11 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
-#include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "kiln/base/sha256.h"
-#include "kiln/http/request_guard.h"
+#include "kiln/http/listener.h"
 #include "kiln/runner/content_cache.h"
 #include "kiln/runner/gpu_discovery.h"
 #include "kiln/runner/job_request.h"
@@ -24,11 +23,6 @@ namespace {
 
 constexpr double kMaxWaitSeconds = 60;
 constexpr auto kCancelWait = 10s;
-
-std::optional<std::string> header(const httplib::Request& request, const char* name) {
-  if (!request.has_header(name)) return std::nullopt;
-  return request.get_header_value(name);
-}
 
 void reply(httplib::Response& response, int status, const json& body) {
   response.status = status;
@@ -63,18 +57,16 @@ std::optional<std::chrono::milliseconds> wait_parameter(const httplib::Request& 
 
 class RunnerServer::Impl {
  public:
-  explicit Impl(RunnerOptions options) : options_(std::move(options)), cache_(options_.cache_dir) {}
+  explicit Impl(RunnerOptions options)
+      : options_(std::move(options)),
+        cache_(options_.cache_dir),
+        listener_(listener_options(options_)),
+        http_(listener_.server()) {}
 
   ~Impl() { stop(); }
 
   Result<int> bind() {
-    guard_.loopback_bind = http::is_loopback_host(options_.host);
-    guard_.bearer_token = options_.token;
-    if (!guard_.loopback_bind && !options_.token)
-      return make_error("refusing to listen on " + options_.host +
-                        " without a bearer token: pass --token-file FILE (clients send it via "
-                        "KILN_RUNNER_TOKEN), "
-                        "or listen on 127.0.0.1 and reach it through an SSH tunnel");
+    if (auto checked = listener_.check_address(); !checked) return checked.error();
     if (options_.gpus.empty())
       return make_error("no GPUs to run jobs on; pass --gpus, e.g. --gpus 0,1");
     auto worker_hash = sha256_file(options_.worker);
@@ -95,30 +87,17 @@ class RunnerServer::Impl {
     scheduler.lock_dir = options_.lock_dir;
     scheduler_ = std::make_unique<JobScheduler>(scheduler, cache_);
     routes();
-    int port = options_.port == 0
-                   ? http_.bind_to_any_port(options_.host)
-                   : (http_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
-    if (port < 0)
-      return make_error(
-          "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
-          " (in use, or not an address of this machine); pick another with --listen HOST:PORT");
-    port_ = port;
+    auto port = listener_.bind();
+    if (!port) return port.error();
     scheduler_->start();
     return port;
   }
 
-  void serve() {
-    serving_ = true;
-    if (!stop_requested_) http_.listen_after_bind();
-    serving_ = false;
-  }
+  void serve() { listener_.serve(); }
 
   void stop() {
-    stop_requested_ = true;
     if (scheduler_) scheduler_->stop();  // first: wakes long polls, kills workers
-    for (int i = 0; i < 2500 && serving_ && !http_.is_running(); ++i)
-      std::this_thread::sleep_for(2ms);
-    http_.stop();
+    listener_.stop();
     if (thread_.joinable()) thread_.join();
   }
 
@@ -129,16 +108,25 @@ class RunnerServer::Impl {
     return url();
   }
 
-  std::string url() const { return runner_url({options_.host, port_}); }
+  std::string url() const { return runner_url({options_.host, listener_.port()}); }
 
  private:
+  static http::ListenerOptions listener_options(const RunnerOptions& options) {
+    http::ListenerOptions listener;
+    listener.host = options.host;
+    listener.port = options.port;
+    listener.guard.bearer_token = options.token;
+    listener.address_flag = "--listen HOST:PORT";
+    listener.token_advice =
+        "pass --token-file FILE (clients send it via KILN_RUNNER_TOKEN), or listen on 127.0.0.1 "
+        "and reach it through an SSH tunnel";
+    listener.max_request_bytes = options.max_request_bytes;
+    listener.threads = 32;
+    listener.keep_alive_seconds = 2;
+    return listener;
+  }
+
   void routes() {
-    http_.new_task_queue = [] { return new httplib::ThreadPool(32); };
-    http_.set_payload_max_length(options_.max_request_bytes);
-    http_.set_tcp_nodelay(true);
-    http_.set_read_timeout(30, 0);
-    http_.set_write_timeout(30, 0);
-    http_.set_keep_alive_timeout(2);
     http_.Get("/v1/health", [this](const httplib::Request& q, httplib::Response& r) {
       if (guard(q, r)) health(r);
     });
@@ -178,7 +166,7 @@ class RunnerServer::Impl {
       if (r.status == 404)
         reply_error(r, 404,
                     "no such endpoint: " + q.method + " " + q.path +
-                        "; see runner/PROTOCOL.md (GET /v1/health, POST /v1/jobs, ...)");
+                        "; see runner/protocol/PROTOCOL.md (GET /v1/health, POST /v1/jobs, ...)");
       else if (r.status == 413)
         reply_error(r, 413,
                     "request too large; the runner takes bodies up to its --max-request-bytes");
@@ -187,24 +175,15 @@ class RunnerServer::Impl {
     });
     http_.set_exception_handler(
         [](const httplib::Request&, httplib::Response& r, std::exception_ptr error) {
-          std::string what = "internal error";
-          try {
-            if (error) std::rethrow_exception(error);
-          } catch (const std::exception& e) {
-            what = e.what();
-          } catch (...) {
-          }
+          std::string what = http::exception_text(error);
           spdlog::error("runner: HTTP handler failed: {}", what);
           reply_error(r, 500, "internal error: " + what);
         });
   }
 
   bool guard(const httplib::Request& request, httplib::Response& response) {
-    auto verdict =
-        http::check_http_request(guard_, header(request, "Origin"), header(request, "Host"),
-                                 header(request, "Authorization"));
+    auto verdict = listener_.guard(request, response);
     if (verdict.status == 0) return true;
-    if (verdict.status == 401) response.set_header("WWW-Authenticate", "Bearer");
     spdlog::warn("runner: refused {} {} from {}: {}", request.method, request.path,
                  request.remote_addr, verdict.message);
     reply_error(response, verdict.status, verdict.message);
@@ -238,7 +217,7 @@ class RunnerServer::Impl {
     json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded())
       return reply_error(response, 400,
-                         "the body is not JSON; send a job object (runner/PROTOCOL.md)");
+                         "the body is not JSON; send a job object (runner/protocol/PROTOCOL.md)");
     auto parsed = parse_job_request(body, options_.job_seconds);
     if (auto* error = std::get_if<FieldError>(&parsed))
       return reply_error(response, 400, error->text(), error->field);
@@ -323,14 +302,11 @@ class RunnerServer::Impl {
 
   RunnerOptions options_;
   ContentCache cache_;
-  http::HttpGuardOptions guard_;
+  http::Listener listener_;
+  httplib::Server& http_;  // listener_'s, for the routes
   GpuDiscovery gpu_info_;
   std::unique_ptr<JobScheduler> scheduler_;
-  httplib::Server http_;
-  int port_ = 0;
   std::thread thread_;
-  std::atomic<bool> serving_{false};
-  std::atomic<bool> stop_requested_{false};
 };
 
 RunnerServer::RunnerServer(RunnerOptions options)

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "kiln/base/text.h"
+
 namespace kiln::tasks {
 
 namespace {
@@ -20,13 +22,6 @@ std::string dims_list(const Task& task) {
   return list;
 }
 
-std::string trimmed(std::string_view text) {
-  const size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return "";
-  const size_t end = text.find_last_not_of(" \t");
-  return std::string(text.substr(begin, end - begin + 1));
-}
-
 }  // namespace
 
 Result<Workload> parse_shape(const Task& task, std::string_view text) {
@@ -36,14 +31,14 @@ Result<Workload> parse_shape(const Task& task, std::string_view text) {
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = trimmed(text.substr(start, comma - start));
+    const std::string item(trim(text.substr(start, comma - start)));
     start = comma + 1;
     const size_t equals = item.find('=');
     if (equals == std::string::npos)
       return make_error("shape \"" + std::string(text) + "\": '" + item + "' is not DIM=VALUE; " +
                         expected);
-    const std::string dim = trimmed(item.substr(0, equals));
-    const std::string value = trimmed(item.substr(equals + 1));
+    const std::string dim(trim(std::string_view(item).substr(0, equals)));
+    const std::string value(trim(std::string_view(item).substr(equals + 1)));
     if (std::find(task.dims.begin(), task.dims.end(), dim) == task.dims.end())
       return make_error("shape \"" + std::string(text) + "\": unknown dim '" + dim + "'; " +
                         expected);

@@ -10,6 +10,7 @@
 #include "expression.h"
 #include "json_field.h"
 #include "kiln/base/file.h"
+#include "kiln/base/text.h"
 #include "kiln/tasks/task.h"
 
 namespace kiln::tasks {
@@ -19,17 +20,6 @@ const std::set<std::string, std::less<>> kTensorDtypes = {"f16",  "bf16", "f32",
                                                           "e5m2", "i8",   "u8",  "i32", "i64"};
 const std::set<std::string, std::less<>> kScalarDtypes = {"i64", "f64"};
 constexpr size_t kMaxRank = 8;  // KILN_MAX_RANK in kiln/abi.h
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-template <typename Set>
-std::string join(const Set& items) {
-  return join(std::vector<std::string>(items.begin(), items.end()));
-}
 
 bool matches_charset(const std::string& text, const std::string& extra, bool allow_upper) {
   if (text.empty()) return false;
@@ -57,7 +47,7 @@ void check_expression(const JsonField& field, const std::string& expression,
   for (const auto& name : *names) {
     if (std::find(dims.begin(), dims.end(), name) == dims.end()) {
       field.fail("expression '" + expression + "' names '" + name +
-                 "', which is not a dim; use one of the dims (" + join(dims) +
+                 "', which is not a dim; use one of the dims (" + join(dims, ", ") +
                  ") or declare it in dims");
     }
   }
@@ -101,7 +91,8 @@ TensorSpec read_tensor(const JsonField& field, const std::vector<std::string>& d
   const auto dtype = field.at("dtype");
   tensor.dtype = dtype.string();
   if (!kTensorDtypes.contains(tensor.dtype)) {
-    dtype.fail("'" + tensor.dtype + "' is not a known dtype; use one of " + join(kTensorDtypes));
+    dtype.fail("'" + tensor.dtype + "' is not a known dtype; use one of " +
+               join(kTensorDtypes, ", "));
   }
   const auto shape = field.at("shape").elements();
   if (shape.empty() || shape.size() > kMaxRank) {
@@ -208,13 +199,14 @@ std::vector<Workload> read_workloads(const JsonField& field, const std::vector<s
       if (key == "name") continue;
       if (std::find(dims.begin(), dims.end(), key) == dims.end()) {
         element.at(key).fail("is not a dim; a workload holds \"name\" and one value per dim (" +
-                             join(dims) + "); remove it or declare it in dims");
+                             join(dims, ", ") + "); remove it or declare it in dims");
       }
     }
     for (const auto& dim : dims) {
       if (!element.find(dim)) {
-        throw FieldError{element.path() + "." + dim,
-                         "is missing; give a positive integer for every dim (" + join(dims) + ")"};
+        throw FieldError{
+            element.path() + "." + dim,
+            "is missing; give a positive integer for every dim (" + join(dims, ", ") + ")"};
       }
       workload.dims[dim] = element.at(dim).positive_integer();
     }
@@ -402,7 +394,7 @@ Result<Task> load_task(const std::filesystem::path& bundle_dir) {
                       "; fix the syntax");
   }
   try {
-    Task task = read_task(JsonField(document, ""), dir);
+    Task task = read_task(task_document(document), dir);
     auto relative = [&dir](const std::filesystem::path& path) {
       return path.lexically_relative(dir).generic_string();
     };

@@ -11,8 +11,8 @@
 namespace kiln::compiler {
 namespace {
 
-BuildToolchain toolchain() {
-  BuildToolchain t;
+Toolchain toolchain() {
+  Toolchain t;
   t.cuda_root = KILN_TEST_CUDA_ROOT;
   t.abi_include = testing::source_dir() / "tasks" / "include";
   return t;
@@ -95,7 +95,7 @@ TEST(KernelBuild, ReferenceCompileErrorsAreReportedAndCached) {
 }
 
 TEST(KernelBuild, MissingAbiIncludeIsExplained) {
-  BuildToolchain t = toolchain();
+  Toolchain t = toolchain();
   t.abi_include.clear();
   BuildRequest request;
   request.source = "/x.cu";

@@ -24,11 +24,6 @@ void append_result_line(const std::string& path, const nlohmann::ordered_json& l
 
 }  // namespace
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? value : fallback;
-}
-
 std::vector<std::string> zoo_kernel_ids() {
   std::vector<std::string> ids;
   const auto dir = zoo_source_dir();

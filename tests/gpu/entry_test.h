@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "entry_run.h"
+#include "kiln/base/env.h"  // env_or, for the KILN_ZOO_* knobs
 
 namespace kiln::zoo {
 
@@ -27,8 +28,6 @@ struct EntryTest {
 std::vector<std::string> zoo_kernel_ids();
 // The gtest name of an entry id (non-alphanumerics become '_').
 std::string entry_test_name(const ::testing::TestParamInfo<std::string>& info);
-// The value of an environment variable, or `fallback` when unset or empty.
-std::string env_or(const char* name, const std::string& fallback);
 
 // Runs one entry as the current test (gtest failures and skips).
 void run_entry_test(const std::string& id, const EntryTest& test);

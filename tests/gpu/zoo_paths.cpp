@@ -1,15 +1,9 @@
 #include "zoo_paths.h"
 
-#include <cstdlib>
+#include "kiln/base/env.h"
 
 namespace kiln::zoo {
 namespace {
-
-std::filesystem::path from_env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::filesystem::path(value)
-                                            : std::filesystem::path();
-}
 
 bool is_dir(const std::filesystem::path& path) {
   std::error_code error;
@@ -19,7 +13,7 @@ bool is_dir(const std::filesystem::path& path) {
 }  // namespace
 
 std::filesystem::path zoo_source_dir() {
-  if (auto env = from_env("KILN_ZOO_DIR"); !env.empty()) return env;
+  if (auto dir = env_value("KILN_ZOO_DIR")) return *dir;
   const std::filesystem::path configured = KILN_ZOO_SOURCE_DIR;
   if (is_dir(configured)) return configured;
   std::error_code error;
@@ -32,7 +26,7 @@ std::filesystem::path zoo_source_dir() {
 }
 
 std::filesystem::path zoo_library_dir() {
-  if (auto env = from_env("KILN_ZOO_LIB_DIR"); !env.empty()) return env;
+  if (auto dir = env_value("KILN_ZOO_LIB_DIR")) return *dir;
   const std::filesystem::path configured = KILN_ZOO_BUILD_DIR;
   if (is_dir(configured)) return configured;
   std::error_code error;

@@ -1,4 +1,4 @@
-// kiln_fake_worker: a stand-in for kiln-worker that speaks runner/PROTOCOL.md without a
+// kiln_fake_worker: a stand-in for kiln-worker that speaks runner/protocol/PROTOCOL.md without a
 // GPU, so the server's supervision can be tested on any machine. What it does is chosen
 // per job by a line in the candidate source,
 //     // fake-worker: MODE [ARG]

@@ -5,7 +5,7 @@
 
 #include "kiln/base/file.h"
 #include "kiln/runner/gpu_discovery.h"
-#include "kiln/runner/token.h"
+#include "kiln/runner/random_token.h"
 #include "runner_fixture.h"
 
 namespace kiln::runner {
@@ -49,15 +49,8 @@ TEST(GpuDiscovery, ReportsTheIndicesEvenWithoutNvidiaSmi) {
   EXPECT_EQ(found.gpus[1].index, 7);
 }
 
-TEST(Token, ReadsAFileAndRefusesShortTokens) {
-  testing::TempDir dir;
-  ASSERT_TRUE(write_file(dir / "token", "0123456789abcdef0123\n").ok());
-  auto token = read_token_file(dir / "token");
-  ASSERT_TRUE(token.ok());
-  EXPECT_EQ(*token, "0123456789abcdef0123");
-  ASSERT_TRUE(write_file(dir / "short", "abc\n").ok());
-  EXPECT_THAT(read_token_file(dir / "short").error().message, HasSubstr("openssl rand"));
-  EXPECT_FALSE(read_token_file(dir / "missing").ok());
+// Reading a token file is kiln::http::read_token_file's (tests/base/token_file_test.cpp).
+TEST(Token, DrawsRandomTokens) {
   EXPECT_EQ(random_token().size(), 32u);
   EXPECT_NE(random_token(), random_token());
 }

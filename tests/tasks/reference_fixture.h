@@ -15,7 +15,7 @@
 namespace kiln::tasks::testing {
 
 inline compiler::KernelBuild reference_builder() {
-  compiler::BuildToolchain toolchain;
+  compiler::Toolchain toolchain;
   toolchain.abi_include = bundled_tasks_dir() / "include";
   return compiler::KernelBuild(toolchain);
 }

@@ -31,9 +31,13 @@ class ToolTest : public ::testing::Test {
     config.run_dir = run_dir_.path();
     config.probe_local_gpu = false;
     config.results_db = run_dir_ / "results.sqlite";
+    configure(config);
     ASSERT_TRUE(tools::register_toolbox(server_, config).ok());
     unsetenv("KILN_RUNNER");
   }
+
+  // What a test suite sets beyond the defaults above (e.g. a compile cache of its own).
+  virtual void configure(tools::ToolboxConfig&) {}
 
   mcp::ToolResult call(const std::string& tool, const json& arguments) {
     mcp::CallContext context(

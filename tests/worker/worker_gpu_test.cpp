@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kiln/base/env.h"
 #include "kiln/compiler/subprocess.h"
 #include "worker_test_support.h"
 
@@ -22,11 +23,6 @@ namespace kiln::worker {
 namespace {
 
 using nlohmann::json;
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? value : fallback;
-}
 
 bool prebuild() { return env_or("KILN_WORKER_PREBUILD", "") == "1"; }
 

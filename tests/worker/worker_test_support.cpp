@@ -3,9 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include "kiln/base/env.h"
 
 namespace kiln::worker::testing {
 
@@ -34,9 +35,6 @@ std::string read_text(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-std::filesystem::path source_dir() {
-  if (const char* env = std::getenv("KILN_SOURCE_DIR"); env != nullptr && *env != '\0') return env;
-  return KILN_SOURCE_DIR;
-}
+std::filesystem::path source_dir() { return env_or("KILN_SOURCE_DIR", KILN_SOURCE_DIR); }
 
 }  // namespace kiln::worker::testing

@@ -178,21 +178,14 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
       "interleaved). Returns per-workload "
       "PASS/FAIL with error stats, median/p5/p95/cv, speedup, TFLOP/s and % of peak, the geomean "
       "speedup, and a result "
-      "id for record_candidate. Takes minutes; reports progress. Pass `candidate` (a path inside "
-      "the run directory) or "
-      "`source`. `workloads` limits the run to a subset (quicker, but not scored). Check with "
+      "id for record_candidate. Takes minutes; reports progress. Pass `candidate` (a kernel.cu "
+      "path) or `source` (the code). `workloads` limits the run to a subset (quicker, but not "
+      "scored). Check with "
       "compile and simulate first.";
   tool.input_schema =
       json{{"type", "object"},
            {"properties",
-            {{"candidate",
-              {{"type", "string"},
-               {"description",
-                "kernel.cu path, relative to the run directory (or absolute inside it)"}}},
-             {"source",
-              {{"type", "string"},
-               {"description", "the kernel.cu source inline, instead of `candidate`"}}},
-             {"workloads",
+            {{"workloads",
               {{"type", "array"},
                {"items", {{"type", "string"}}},
                {"description", "workload names to run; default all (needed for a score)"}}},
@@ -201,6 +194,7 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
                {"pattern", "^[a-z0-9_]+$"},
                {"description", "task name; default: this run's task"}}}}},
            {"additionalProperties", false}};
+  add_candidate_properties(tool.input_schema, LegacyPath::kRefused);
   tool.output_schema = job_output_schema({{"task", {{"type", "object"}}},
                                           {"candidate_sha256", {{"type", "string"}}},
                                           {"gpu", {{"type", "object"}}},

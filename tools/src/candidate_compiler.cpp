@@ -24,9 +24,8 @@ compiler::SmLimits limits_from_spec(const kb::GpuSpec& spec, compiler::SmLimits 
 CandidateCompiler::CandidateCompiler(std::shared_ptr<TaskSource> tasks, CompileToolConfig config)
     : tasks_(std::move(tasks)), config_(std::move(config)) {}
 
-Result<Candidate> CandidateCompiler::candidate(const nlohmann::json& arguments,
-                                               const std::string& path_argument) const {
-  return resolve_candidate(arguments, path_argument, config_.roots);
+Result<Candidate> CandidateCompiler::candidate(const nlohmann::json& arguments) const {
+  return resolve_candidate(arguments, config_.roots);
 }
 
 Result<compiler::Toolchain> CandidateCompiler::toolchain() {
@@ -64,7 +63,7 @@ Result<compiler::CompileRequest> CandidateCompiler::request(const nlohmann::json
                                                             const Candidate& candidate) {
   compiler::CompileRequest request;
   request.source = candidate.source;
-  request.file_name = candidate.path.empty() ? "kernel.cu" : candidate.path;
+  request.file_name = candidate.display_name();
   request.arch = arguments.value("arch", "");
   if (request.arch.empty()) {
     auto task = tasks_->get(arguments.value("task", ""));

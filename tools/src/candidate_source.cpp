@@ -9,6 +9,13 @@ using json = nlohmann::json;
 
 namespace {
 
+constexpr const char* kOneOf =
+    "pass exactly one of `candidate` (a kernel.cu path, relative to the run directory) or "
+    "`source` (the kernel.cu code inline)";
+constexpr const char* kDeprecationNote =
+    "note: `path` is deprecated and goes away in the next release; pass the same value as "
+    "`candidate`";
+
 bool has_text(const json& arguments, const std::string& name) {
   return arguments.contains(name) && arguments[name].is_string() &&
          !arguments[name].get<std::string>().empty();
@@ -24,54 +31,107 @@ fs::path inside(const fs::path& path, const fs::path& root) {
   return relative;
 }
 
-}  // namespace
-
-Result<Candidate> resolve_candidate(const json& arguments, const std::string& path_argument,
-                                    const CandidateRoots& roots) {
-  const bool has_path = has_text(arguments, path_argument);
-  const bool has_source = has_text(arguments, "source");
-  if (has_path == has_source)
-    return make_error("give exactly one of `" + path_argument +
-                      "` (a kernel.cu path inside the run directory) or `source` (the code "
-                      "inline)");
-  if (has_source) {
-    std::string source = arguments["source"].get<std::string>();
-    if (source.size() > kMaxCandidateBytes)
-      return make_error("`source` is over 1 MiB; a kernel.cu that large is not a candidate");
-    return Candidate{std::move(source), "", {}};
+// How the candidate's file is shown: relative to the run directory, or <root name>/<path> for
+// another root; empty when it lies in none.
+std::string shown_name(const fs::path& path, const CandidateRoots& roots) {
+  if (fs::path relative = inside(path, roots.run_dir); !relative.empty())
+    return relative.generic_string();
+  for (const fs::path& root : roots.others) {
+    const fs::path relative = inside(path, root);
+    if (relative.empty()) continue;
+    std::error_code error;
+    return (fs::weakly_canonical(root, error).filename() / relative).generic_string();
   }
-  const std::string requested = arguments[path_argument].get<std::string>();
+  return "";
+}
+
+Result<Candidate> read_candidate_file(const std::string& requested, const CandidateRoots& roots) {
   std::error_code error;
   const fs::path given(requested);
   const fs::path path =
       fs::weakly_canonical(given.is_absolute() ? given : roots.run_dir / given, error);
-  std::string shown;
-  if (!error) {
-    if (fs::path relative = inside(path, roots.run_dir); !relative.empty()) {
-      shown = relative.generic_string();
-    } else {
-      for (const fs::path& root : roots.others) {
-        const fs::path relative_to_other = inside(path, root);
-        if (relative_to_other.empty()) continue;
-        shown = (fs::weakly_canonical(root, error).filename() / relative_to_other).generic_string();
-        break;
-      }
-    }
-  }
+  const std::string run_dir = fs::weakly_canonical(roots.run_dir, error).string();
+  const std::string shown = error ? "" : shown_name(path, roots);
   if (shown.empty()) {
-    std::string where = "the run directory " + fs::weakly_canonical(roots.run_dir, error).string();
+    std::string where = "the run directory " + run_dir;
     for (const fs::path& root : roots.others) where += " or " + root.string();
     return make_error("`" + requested + "` lies outside " + where +
                       "; use files inside it (e.g. worktree/candidates/...), or pass the code as "
                       "`source`");
   }
   if (!fs::is_regular_file(path, error))
-    return make_error("`" + requested + "` is not a file in " + roots.run_dir.string());
+    return make_error("`" + requested +
+                      "` is not a file: relative paths start at the run directory " + run_dir +
+                      "; check the path, or pass the code as `source`");
   if (fs::file_size(path, error) > kMaxCandidateBytes)
-    return make_error("`" + requested + "` is over 1 MiB; that is not a kernel.cu");
+    return make_error("`" + requested +
+                      "` is over 1 MiB, far more than any kernel.cu; name the kernel source "
+                      "itself, not a build output or a data file");
   auto source = read_file(path);
-  if (!source) return source.error();
-  return Candidate{std::move(*source), shown, path};
+  if (!source)
+    return make_error("cannot read `" + requested +
+                      "` (no permission?); make it readable, or pass the code as `source`");
+  return Candidate{std::move(*source), shown, path, ""};
+}
+
+// The candidate from `name`, the argument that holds its path ("candidate" or "path"; empty
+// when neither does), or from `source`.
+Result<Candidate> resolve(const json& arguments, const std::string& name,
+                          const CandidateRoots& roots) {
+  const bool has_source = has_text(arguments, "source");
+  if (name.empty() && !has_source) return make_error(std::string("no candidate given: ") + kOneOf);
+  if (!name.empty() && has_source)
+    return make_error("both `" + name + "` and `source` given: " + kOneOf + ", not both");
+  if (has_source) {
+    std::string source = arguments["source"].get<std::string>();
+    if (source.size() > kMaxCandidateBytes)
+      return make_error(
+          "`source` is over 1 MiB, far more than any kernel.cu; pass the kernel source itself");
+    return Candidate{std::move(source), "", {}, ""};
+  }
+  return read_candidate_file(arguments[name].get<std::string>(), roots);
+}
+
+}  // namespace
+
+void add_candidate_properties(json& input_schema, LegacyPath legacy) {
+  json& properties = input_schema["properties"];
+  properties["candidate"] = {
+      {"type", "string"},
+      {"description",
+       "the candidate kernel.cu: a path relative to the run directory (e.g. "
+       "worktree/candidates/<task>/scratch/kernel.cu), or absolute inside it or the task "
+       "bundles. Give this or `source`"}};
+  properties["source"] = {
+      {"type", "string"},
+      {"description", "the candidate's kernel.cu code inline, instead of `candidate`"}};
+  if (legacy == LegacyPath::kAccepted)
+    properties["path"] = {
+        {"type", "string"},
+        {"description", "deprecated: use candidate (same meaning; removed in the next release)"}};
+}
+
+Result<Candidate> resolve_candidate(const json& arguments, const CandidateRoots& roots) {
+  const bool has_new = has_text(arguments, "candidate");
+  const bool legacy = has_text(arguments, "path");
+  if (has_new && legacy && arguments["candidate"] != arguments["path"])
+    return make_error("`candidate` (" + arguments["candidate"].dump() + ") and `path` (" +
+                      arguments["path"].dump() +
+                      ") name different files; keep `candidate` and drop `path`, its deprecated "
+                      "old name");
+  auto candidate = resolve(arguments, has_new ? "candidate" : legacy ? "path" : "", roots);
+  if (!legacy) return candidate;
+  if (!candidate) return make_error(candidate.error().message + "\n" + kDeprecationNote);
+  candidate->note = kDeprecationNote;
+  return candidate;
+}
+
+mcp::ToolResult with_candidate_note(mcp::ToolResult result, const Candidate& candidate) {
+  if (candidate.note.empty()) return result;
+  if (result.text.empty()) result.text = result.structured.dump();  // what the text would be
+  if (result.text.back() != '\n') result.text += "\n";
+  result.text += candidate.note + "\n";
+  return result;
 }
 
 }  // namespace kiln::tools

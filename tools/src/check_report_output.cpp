@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "kiln/tools/candidate_source.h"
+
 namespace kiln::tools {
 
 using json = nlohmann::json;
@@ -54,12 +56,6 @@ mcp::ToolResult check_report_result(const check::CheckReport& report,
 
 json check_input_schema(const json& extra_properties) {
   json properties = {
-      {"path",
-       {{"type", "string"},
-        {"description",
-         "kernel.cu path: relative to the run directory, or inside the task "
-         "bundles"}}},
-      {"source", {{"type", "string"}, {"description", "the kernel.cu source inline"}}},
       {"task",
        {{"type", "string"},
         {"pattern", "^[a-z0-9_]+$"},
@@ -74,7 +70,9 @@ json check_input_schema(const json& extra_properties) {
         {"description", "findings to return (default 20)"}}},
       {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "findings to skip"}}}};
   for (const auto& [name, schema] : extra_properties.items()) properties[name] = schema;
-  return json{{"type", "object"}, {"properties", properties}, {"additionalProperties", false}};
+  json schema{{"type", "object"}, {"properties", properties}, {"additionalProperties", false}};
+  add_candidate_properties(schema, LegacyPath::kAccepted);
+  return schema;
 }
 
 mcp::ToolResult check_refusal(const std::string& engine, const std::string& message) {

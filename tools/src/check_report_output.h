@@ -22,8 +22,8 @@ mcp::ToolResult check_report_result(const check::CheckReport& report,
                                     const CheckOutputOptions& options);
 // The outputSchema of a check tool.
 nlohmann::json check_report_schema();
-// The inputSchema of a check tool: path, source, task, workload, limit, offset, plus `extra`
-// properties of its own.
+// The inputSchema of a check tool: the candidate (add_candidate_properties, with the deprecated
+// `path`), task, workload, limit, offset, plus `extra` properties of its own.
 nlohmann::json check_input_schema(const nlohmann::json& extra_properties);
 // A refusal (bad argument, no runner, ...) as an isError result of a check tool.
 mcp::ToolResult check_refusal(const std::string& engine, const std::string& message);

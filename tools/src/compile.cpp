@@ -127,17 +127,10 @@ mcp::ToolResult to_tool_result(const compiler::CompileResult& result, const std:
 }
 
 json input_schema() {
-  return json{
+  json schema{
       {"type", "object"},
       {"properties",
-       {{"path",
-         {{"type", "string"},
-          {"description",
-           "kernel.cu path: relative to the run directory, or absolute inside it or the task "
-           "bundles"}}},
-        {"source",
-         {{"type", "string"}, {"description", "the kernel.cu source inline, instead of `path`"}}},
-        {"task",
+       {{"task",
          {{"type", "string"},
           {"pattern", "^[a-z0-9_]+$"},
           {"description", "task name; default: this run's task"}}},
@@ -166,6 +159,18 @@ json input_schema() {
            "extra nvcc flags, only: -DNAME[=VALUE], -maxrregcount=N, --use_fast_math, "
            "-Xptxas -O0..3"}}}}},
       {"additionalProperties", false}};
+  add_candidate_properties(schema, LegacyPath::kAccepted);
+  return schema;
+}
+
+// The compile of a resolved candidate: every refusal after the candidate is known.
+mcp::ToolResult compile_resolved(CandidateCompiler& compiler, const json& arguments,
+                                 const Candidate& candidate) {
+  auto request = compiler.request(arguments, candidate);
+  if (!request) return refusal(request.error().message);
+  auto result = compiler::compile_candidate(*request);
+  if (!result) return refusal(result.error().message);
+  return to_tool_result(*result, request->sm_limits ? request->sm_limits->source : "none");
 }
 
 json output_schema() {
@@ -203,8 +208,8 @@ mcp::Tool make_compile_tool(std::shared_ptr<CandidateCompiler> compiler) {
       "on the task's GPU (blocks/SM, warps, limiting resource) and a static PTX instruction mix "
       "(tensor-core ops, global/shared loads and stores by width, barriers, async copies). Use "
       "it after every edit, before simulate or benchmark: it takes about a second, and an "
-      "unchanged source is answered from a cache at once. Pass `path` (inside the run "
-      "directory or task bundles) or `source`.";
+      "unchanged source is answered from a cache at once. Pass `candidate` (a kernel.cu "
+      "path) or `source` (the code).";
   tool.input_schema = input_schema();
   tool.output_schema = output_schema();
   tool.annotations = {
@@ -212,11 +217,7 @@ mcp::Tool make_compile_tool(std::shared_ptr<CandidateCompiler> compiler) {
   tool.handler = [compiler](const json& arguments, mcp::CallContext&) {
     auto candidate = compiler->candidate(arguments);
     if (!candidate) return refusal(candidate.error().message);
-    auto request = compiler->request(arguments, *candidate);
-    if (!request) return refusal(request.error().message);
-    auto result = compiler::compile_candidate(*request);
-    if (!result) return refusal(result.error().message);
-    return to_tool_result(*result, request->sm_limits ? request->sm_limits->source : "none");
+    return with_candidate_note(compile_resolved(*compiler, arguments, *candidate), *candidate);
   };
   return tool;
 }

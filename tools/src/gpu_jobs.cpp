@@ -105,7 +105,7 @@ Result<std::shared_ptr<const tasks::Task>> GpuJobs::task(const std::string& name
 }
 
 Result<Candidate> GpuJobs::candidate(const json& arguments) const {
-  return resolve_candidate(arguments, "candidate", CandidateRoots{config_.root, {}});
+  return resolve_candidate(arguments, config_.roots);
 }
 
 Result<frontier::ResultStore*> GpuJobs::store() {

@@ -113,19 +113,12 @@ mcp::Tool make_profile_tool(std::shared_ptr<GpuJobs> jobs) {
       "and the profiler's "
       "notes. Use it after benchmark to find out why a kernel is slow (memory-bound, low "
       "occupancy, pipe stalls). "
-      "Pass `candidate` (a path inside the run directory) or `source`, and `workload` (default: "
+      "Pass `candidate` (a kernel.cu path) or `source` (the code), and `workload` (default: "
       "the task's first).";
   tool.input_schema =
       json{{"type", "object"},
            {"properties",
-            {{"candidate",
-              {{"type", "string"},
-               {"description",
-                "kernel.cu path, relative to the run directory (or absolute inside it)"}}},
-             {"source",
-              {{"type", "string"},
-               {"description", "the kernel.cu source inline, instead of `candidate`"}}},
-             {"workload",
+            {{"workload",
               {{"type", "string"},
                {"description", "the workload to profile; default: the task's first"}}},
              {"task",
@@ -133,6 +126,7 @@ mcp::Tool make_profile_tool(std::shared_ptr<GpuJobs> jobs) {
                {"pattern", "^[a-z0-9_]+$"},
                {"description", "task name; default: this run's task"}}}}},
            {"additionalProperties", false}};
+  add_candidate_properties(tool.input_schema, LegacyPath::kRefused);
   tool.output_schema = job_output_schema({{"profile", {{"type", "object"}}}});
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = false, .open_world = true};

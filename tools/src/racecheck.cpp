@@ -20,7 +20,8 @@ mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
       "loads, a reused buffer without a barrier) by running compute-sanitizer racecheck on "
       "one workload on a GPU runner. Each finding names the kernel, the .cu line of one access "
       "and the other, and how to order them. Needs a GPU runner (KILN_RUNNER or a local "
-      "GPU); use synccheck first, it needs none.";
+      "GPU); use synccheck first, it needs none. Pass `candidate` (a kernel.cu path) or `source` "
+      "(the code).";
   tool.input_schema = check_input_schema(json::object());
   tool.output_schema = check_report_schema();
   tool.annotations = {
@@ -28,7 +29,8 @@ mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
   tool.handler = [compiler, jobs](const json& arguments, mcp::CallContext& context) {
     auto candidate = compiler->candidate(arguments);
     if (!candidate) return check_refusal("gpu", candidate.error().message);
-    return run_gpu_check(*jobs, *candidate, arguments, "racecheck", context);
+    return with_candidate_note(run_gpu_check(*jobs, *candidate, arguments, "racecheck", context),
+                               *candidate);
   };
   return tool;
 }

@@ -2,6 +2,7 @@
 // and kiln's PTX notes or ingested PTX ISA sections, by free text, opcode or section id.
 #include <sstream>
 
+#include "kiln/base/text.h"
 #include "kiln/kb/closest_names.h"
 #include "kiln/kb/kb_index.h"
 #include "kiln/tools/tool_factories.h"
@@ -12,12 +13,6 @@ namespace kiln::tools {
 using json = nlohmann::json;
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
-  return out;
-}
 
 std::string one_line(std::string text, size_t max) {
   for (char& c : text)

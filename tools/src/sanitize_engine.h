@@ -1,5 +1,5 @@
 // The gpu engine of synccheck and racecheck: compute-sanitizer on a runner (a sanitize job,
-// runner/PROTOCOL.md), its findings in kiln's format.
+// runner/protocol/PROTOCOL.md), its findings in kiln's format.
 #pragma once
 
 #include <string>

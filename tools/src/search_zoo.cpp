@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "kiln/base/text.h"
 #include "kiln/kb/kb_index.h"
 #include "kiln/tools/tool_factories.h"
 
@@ -12,12 +13,6 @@ using json = nlohmann::json;
 namespace {
 
 constexpr size_t kMeasuredShown = 3;
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
-  return out;
-}
 
 std::string number(const json& value) {
   if (!value.is_number()) return value.is_string() ? value.get<std::string>() : value.dump();

@@ -11,7 +11,9 @@
 #include <fstream>
 #include <thread>
 
-#include "kiln/runner/worker_process.h"
+#include "kiln/base/process.h"
+#include "kiln/base/process_output.h"
+#include "kiln/base/program_path.h"
 #include "kiln/tasks/shape.h"
 #include "kiln/tools/candidate_source.h"
 #include "kiln/tools/tool_factories.h"
@@ -28,6 +30,8 @@ namespace {
 constexpr double kDefaultTimeLimitSeconds = 60;
 constexpr uint64_t kDefaultSeed = 1;
 constexpr size_t kMaxStderrInText = 1500;
+constexpr size_t kStderrTailBytes = 8192;   // of kiln-sim-run's stderr, kept for errors
+constexpr size_t kMaxLineBytes = 8u << 20;  // one JSON line of kiln-sim-run; longer: garbage
 
 mcp::ToolResult refusal(const std::string& message) {
   mcp::ToolResult result;
@@ -134,17 +138,10 @@ std::string stage_advice(const std::string& stage) {
 }
 
 json input_schema() {
-  return json{
+  json schema{
       {"type", "object"},
       {"properties",
-       {{"path",
-         {{"type", "string"},
-          {"description",
-           "kernel.cu path: relative to the run directory, or absolute inside it or the task "
-           "bundles"}}},
-        {"source",
-         {{"type", "string"}, {"description", "the kernel.cu source inline, instead of `path`"}}},
-        {"task",
+       {{"task",
          {{"type", "string"},
           {"pattern", "^[a-z0-9_]+$"},
           {"description", "task name; default: this run's task"}}},
@@ -181,6 +178,8 @@ json input_schema() {
            "wall seconds the simulation may take, and any one launch; default 60 (building the "
            "candidate is not counted)"}}}}},
       {"additionalProperties", false}};
+  add_candidate_properties(schema, LegacyPath::kAccepted);
+  return schema;
 }
 
 json output_schema() {
@@ -248,7 +247,7 @@ json output_schema() {
               {"required", {"ok"}}};
 }
 
-// Copies the client's cancellation into the flag run_worker polls, until destroyed.
+// Copies the client's cancellation into the flag run_supervised polls, until destroyed.
 class CancelWatch {
  public:
   explicit CancelWatch(mcp::CallContext& context)
@@ -267,6 +266,37 @@ class CancelWatch {
   std::atomic<bool> cancelled_{false};
   std::jthread thread_;  // last: joined before cancelled_ goes away
 };
+
+// How a kiln-sim-run ended, with the end of its stderr.
+struct SimRun {
+  ProcessExit exit;
+  std::string stderr_tail;
+  std::string output_problem;  // set when a stdout line was too long to be a report
+};
+
+// Runs kiln-sim-run in `dir`, each stdout line to on_line, killed at the deadline or on
+// cancel; through kiln's one process supervisor, like every other child.
+SimRun run_sim_runner(const fs::path& program, const std::vector<std::string>& arguments,
+                      const fs::path& dir, Clock::time_point deadline,
+                      const std::atomic<bool>& cancel, LineSplitter::Handler on_line) {
+  ProcessSpec spec;
+  spec.argv = {program.string()};
+  spec.argv.insert(spec.argv.end(), arguments.begin(), arguments.end());
+  spec.working_dir = dir;
+  ProcessLimits limits;
+  limits.deadline = deadline;
+  limits.cancel = &cancel;
+  LineSplitter lines(std::move(on_line), kMaxLineBytes);
+  OutputTail tail(kStderrTailBytes);
+  ProcessOutput output;
+  output.on_stdout = [&](std::string_view chunk) { return lines.feed(chunk); };
+  output.on_stderr = [&](std::string_view chunk) { tail.append(chunk); };
+  SimRun run;
+  run.exit = run_supervised(spec, limits, output);
+  run.stderr_tail = tail.text();
+  if (!lines.problem().empty()) run.output_problem = "it wrote " + lines.problem();
+  return run;
+}
 
 mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& task,
                          const Candidate& candidate, const SimulateArguments& args,
@@ -307,11 +337,10 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
                     std::chrono::duration<double>(config.build_allowance_s + args.time_limit_s));
   std::string last_line;
   json finished = json::array();
-  runner::WorkerCommand command{config.sim_runner, argv, dir.path(), {}};
   CancelWatch watch(context);
   context.progress(0, static_cast<double>(total + 1), "building " + name + " for the simulator");
-  const runner::WorkerExit exit =
-      runner::run_worker(command, deadline, watch.flag(), [&](std::string_view line) {
+  const SimRun run = run_sim_runner(
+      config.sim_runner, argv, dir.path(), deadline, watch.flag(), [&](std::string_view line) {
         json event = json::parse(line, nullptr, false);
         if (event.is_object() && event.contains("event")) {
           if (event["event"] == "built") {
@@ -331,20 +360,21 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
         }
         return true;
       });
-  const std::string stderr_tail = shorten(exit.stderr_tail);
+  const ProcessExit& exit = run.exit;
+  const std::string stderr_tail = shorten(run.stderr_tail);
   const std::string during = finished.size() < total
                                  ? " (" + std::to_string(finished.size()) + " of " +
                                        std::to_string(total) + " workloads had finished)"
                                  : "";
   switch (exit.how) {
-    case runner::WorkerExit::How::kSpawnFailed:
+    case ProcessExit::How::kSpawnFailed:
       return refusal("cannot start the simulator driver " + config.sim_runner.string() + ": " +
                      exit.spawn_error +
                      "; build the kiln-sim-run target, or install it next to kiln");
-    case runner::WorkerExit::How::kCancelled:
+    case ProcessExit::How::kCancelled:
       return run_failure("cancelled: the simulation of " + name + " was stopped" + during,
                          "cancelled", "", finished);
-    case runner::WorkerExit::How::kTimedOut:
+    case ProcessExit::How::kTimedOut:
       return run_failure(
           "stopped after " + time_text(exit.elapsed.count()) + " s: the simulation ran past " +
               "time_limit_s (" + time_text(args.time_limit_s) + " s, plus " +
@@ -353,17 +383,17 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
               "workload may be too large for the simulator; pass fewer `workloads` or a larger "
               "time_limit_s",
           "time_limit", stderr_tail, finished);
-    case runner::WorkerExit::How::kSignaled:
-      return run_failure("kiln-sim-run crashed (" + runner::signal_name(exit.signal) +
-                             ") while running " + name + during +
+    case ProcessExit::How::kSignaled:
+      return run_failure("kiln-sim-run crashed (" + signal_name(exit.signal) + ") while running " +
+                             name + during +
                              "; the candidate's host code runs in it, so check kiln_launch's "
                              "host-side pointer use (device pointers must not be dereferenced on "
                              "the host)",
                          "crashed", stderr_tail, finished);
-    case runner::WorkerExit::How::kOutputRejected:
-      return run_failure("kiln-sim-run's output could not be read: " + exit.output_problem,
-                         "output", stderr_tail, finished);
-    case runner::WorkerExit::How::kExited:
+    case ProcessExit::How::kRefused:
+      return run_failure("kiln-sim-run's output could not be read: " + run.output_problem, "output",
+                         stderr_tail, finished);
+    case ProcessExit::How::kExited:
       break;
   }
   const json report = json::parse(last_line, nullptr, false);
@@ -382,16 +412,7 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
 
 }  // namespace
 
-fs::path default_sim_runner_path() {
-  std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (error) return "kiln-sim-run";
-  const fs::path beside = exe.parent_path() / "kiln-sim-run";
-  // In a build tree kiln is build/cli/kiln and kiln-sim-run build/bin/kiln-sim-run.
-  const fs::path build_tree = exe.parent_path().parent_path() / "bin" / "kiln-sim-run";
-  if (!fs::exists(beside, error) && fs::exists(build_tree, error)) return build_tree;
-  return beside;
-}
+fs::path default_sim_runner_path() { return program_beside_self("kiln-sim-run"); }
 
 mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConfig config) {
   auto shared_config = std::make_shared<const SimulateToolConfig>(std::move(config));
@@ -408,19 +429,21 @@ mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConf
       "workload (printf_output), so printf debugging works here. Also returns counts from the "
       "simulator (not times): instructions by class, bytes per memory space, shared-memory "
       "bank conflicts, divergent branches. Use it after compile succeeds and before "
-      "benchmark. Takes seconds; a runaway kernel is stopped by time_limit_s.";
+      "benchmark. Takes seconds; a runaway kernel is stopped by time_limit_s. Pass `candidate` "
+      "(a kernel.cu path) or `source` (the code).";
   tool.input_schema = input_schema();
   tool.output_schema = output_schema();
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   tool.handler = [tasks, shared_config](const json& arguments, mcp::CallContext& context) {
-    auto candidate = resolve_candidate(arguments, "path", shared_config->roots);
+    auto candidate = resolve_candidate(arguments, shared_config->roots);
     if (!candidate) return refusal(candidate.error().message);
     auto task = tasks->get(arguments.value("task", ""));
-    if (!task) return refusal(task.error().message);
+    if (!task) return with_candidate_note(refusal(task.error().message), *candidate);
     auto args = parse_arguments(arguments, **task);
-    if (!args) return refusal(args.error().message);
-    return simulate(*shared_config, **task, *candidate, *args, context);
+    if (!args) return with_candidate_note(refusal(args.error().message), *candidate);
+    return with_candidate_note(simulate(*shared_config, **task, *candidate, *args, context),
+                               *candidate);
   };
   return tool;
 }

@@ -73,7 +73,8 @@ mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
       "cp.async data read before its wait, bulk copies without expect_tx, wgmma without "
       "fence/commit/wait. engine \"static\" (default) analyzes the PTX for every thread on this "
       "machine in about a second; \"gpu\" runs compute-sanitizer synccheck on a runner. Each "
-      "finding has the .cu line, the PTX line and a fix.";
+      "finding has the .cu line, the PTX line and a fix. Pass `candidate` (a kernel.cu path) or "
+      "`source` (the code).";
   tool.input_schema = check_input_schema(
       {{"arch",
         {{"type", "string"},
@@ -93,8 +94,10 @@ mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
     const std::string engine = arguments.value("engine", "static");
     auto candidate = compiler->candidate(arguments);
     if (!candidate) return check_refusal(engine, candidate.error().message);
-    if (engine == "static") return run_static(*compiler, arguments, *candidate);
-    return run_gpu_check(*jobs, *candidate, arguments, "synccheck", context);
+    if (engine == "static")
+      return with_candidate_note(run_static(*compiler, arguments, *candidate), *candidate);
+    return with_candidate_note(run_gpu_check(*jobs, *candidate, arguments, "synccheck", context),
+                               *candidate);
   };
   return tool;
 }

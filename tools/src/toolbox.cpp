@@ -1,7 +1,6 @@
 #include "kiln/tools/toolbox.h"
 
-#include <cstdlib>
-
+#include "kiln/base/env.h"
 #include "kiln/frontier/result_store.h"
 #include "kiln/tools/tool_factories.h"
 #include "kiln/tools/toolbox_parts.h"
@@ -14,19 +13,25 @@ namespace {
 // the source tree), else the folder beside them.
 std::filesystem::path abi_include(const std::filesystem::path& tasks_dir) {
   std::error_code error;
-  if (const char* dir = std::getenv("KILN_ABI_INCLUDE"); dir != nullptr && *dir != '\0') return dir;
+  if (auto dir = env_value("KILN_ABI_INCLUDE")) return *dir;
   for (const auto& dir : {tasks_dir / "include", tasks_dir / ".." / "include"}) {
     if (std::filesystem::exists(dir / "kiln" / "abi.h", error)) return dir;
   }
   return tasks_dir / "include";
 }
 
+// Where every tool that takes a candidate finds its file: the run directory (the working
+// directory when serving without one), or the task bundles.
+CandidateRoots candidate_roots(const ToolboxConfig& config) {
+  std::error_code no_cwd;
+  return CandidateRoots{
+      config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir,
+      {config.tasks_dir}};
+}
+
 CompileToolConfig compile_config(const ToolboxConfig& config, const std::filesystem::path& hw_dir) {
   CompileToolConfig compile;
-  std::error_code no_cwd;
-  compile.roots.run_dir =
-      config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir;
-  compile.roots.others = {config.tasks_dir};
+  compile.roots = candidate_roots(config);
   compile.abi_include = abi_include(config.tasks_dir);
   compile.hw_dir = hw_dir;
   compile.cache_root = config.compile_cache_dir;
@@ -35,10 +40,7 @@ CompileToolConfig compile_config(const ToolboxConfig& config, const std::filesys
 
 SimulateToolConfig simulate_config(const ToolboxConfig& config) {
   SimulateToolConfig simulate;
-  std::error_code no_cwd;
-  simulate.roots.run_dir =
-      config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir;
-  simulate.roots.others = {config.tasks_dir};
+  simulate.roots = candidate_roots(config);
   simulate.sim_runner = config.sim_runner.empty() ? default_sim_runner_path() : config.sim_runner;
   return simulate;
 }
@@ -60,8 +62,7 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
   tools.push_back(make_simulate_tool(source, simulate_config(config)));
   // Touches nothing either: the runner is chosen and the store opened by the first GPU call.
   GpuJobsConfig gpu;
-  std::error_code no_cwd;
-  gpu.root = config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir;
+  gpu.roots = candidate_roots(config);
   gpu.results_db =
       config.results_db.empty() ? frontier::default_store_path(config.run_dir) : config.results_db;
   gpu.runner = runner::runner_settings_from_environment(config.runner_urls, config.probe_local_gpu,

@@ -123,7 +123,7 @@ Result<CompileResult> run_nvcc(const Build& build, const std::string& key,
   std::error_code error;
   fs::create_directories(build.scratch / "keep", error);
 
-  std::vector<std::string> argv = {build.toolchain.nvcc.string()};
+  std::vector<std::string> argv = {build.toolchain.nvcc_path().string()};
   argv.insert(argv.end(), build.flags.begin(), build.flags.end());
   argv.push_back("-I" + request.abi_include.string());
   for (const auto& dir : request.include_dirs) argv.push_back("-I" + dir.string());

@@ -3,6 +3,7 @@
 #include <regex>
 #include <sstream>
 
+#include "kiln/base/text.h"
 #include "kiln/compiler/demangle.h"
 
 namespace kiln::compiler {
@@ -10,13 +11,6 @@ namespace kiln::compiler {
 namespace {
 
 constexpr size_t kMaxContinuations = 4;  // "argument types are", "detected during", ...
-
-std::string trim(const std::string& text) {
-  const size_t first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return "";
-  const size_t last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
 
 std::string normalize_severity(const std::string& word) {
   if (word.find("error") != std::string::npos || word == "fatal") return "error";
@@ -92,7 +86,7 @@ class FrontEndBlock {
   Diagnostic finish(const SourceReader& read_source) {
     size_t shown = 0;
     for (const std::string& detail : pending_) {
-      const std::string text = trim(detail);
+      const std::string text(trim(detail));
       if (text.empty() || ++shown > kMaxContinuations) continue;
       diagnostic_.message += "; " + text;
     }
@@ -137,7 +131,7 @@ std::string Diagnostic::to_string() const {
   out += ": " + severity;
   if (!code.empty()) out += " #" + code;
   out += ": " + message;
-  if (!source_line.empty()) out += "\n    " + trim(source_line);
+  if (!source_line.empty()) out += "\n    " + std::string(trim(source_line));
   return out;
 }
 

@@ -110,7 +110,7 @@ std::string KernelBuild::fingerprint(const BuildRequest& request) const {
   BuildRequest neutral = request;
   neutral.build_dir = "/BUILD";
   neutral.source = "/SRC/" + request.source.filename().string();
-  BuildToolchain placed = toolchain_;
+  Toolchain placed = toolchain_;
   placed.abi_include = "/ABI";
   for (const auto& arg : KernelBuild(placed).command(neutral)) {
     hash.update(arg);
@@ -225,7 +225,7 @@ BuildOutcome KernelBuild::build(const BuildRequest& request) const {
 
   outcome.command = command(request);
   ProcessOptions options;
-  options.timeout_seconds = toolchain_.timeout_seconds;
+  options.timeout_seconds = timeout_seconds_;
   const ProcessResult run = run_process(outcome.command, options);
   outcome.seconds = run.seconds;
   outcome.log = trim_log(run.output);

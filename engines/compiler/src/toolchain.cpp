@@ -1,22 +1,24 @@
 #include "kiln/compiler/toolchain.h"
 
-#include <cstdlib>
 #include <sstream>
+#include <system_error>
+#include <vector>
 
+#include "kiln/base/env.h"
 #include "kiln/compiler/subprocess.h"
 
 #ifndef KILN_COMPILER_CUDA_ROOT
 #define KILN_COMPILER_CUDA_ROOT "/usr/local/cuda"
 #endif
+#ifndef KILN_COMPILER_SOURCE_ABI_INCLUDE
+#define KILN_COMPILER_SOURCE_ABI_INCLUDE ""
+#endif
 
 namespace kiln::compiler {
 
-namespace {
+namespace fs = std::filesystem;
 
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
+namespace {
 
 // The lines of `nvcc --version` that name the release and build, joined.
 std::string version_text(const std::string& output) {
@@ -30,15 +32,31 @@ std::string version_text(const std::string& output) {
   return out.empty() ? output : out;
 }
 
+// The first folder that holds kiln/abi.h: KILN_ABI_INCLUDE, beside the executable (an installed
+// kiln keeps it in ../include), then the source tree. Empty when none does.
+fs::path find_abi_include(const fs::path& executable) {
+  std::vector<fs::path> candidates = {env_or("KILN_ABI_INCLUDE", "")};
+  if (!executable.empty()) {
+    candidates.push_back(executable.parent_path() / ".." / "include");
+    candidates.push_back(executable.parent_path() / "include");
+  }
+  candidates.push_back(KILN_COMPILER_SOURCE_ABI_INCLUDE);
+  std::error_code ec;
+  for (const auto& dir : candidates) {
+    if (!dir.empty() && fs::exists(dir / "kiln" / "abi.h", ec))
+      return fs::weakly_canonical(dir, ec);
+  }
+  return {};
+}
+
 }  // namespace
 
-Toolchain toolchain_from_environment() {
+Toolchain toolchain_from_environment(const fs::path& executable) {
   Toolchain toolchain;
-  const std::string root = env("KILN_CUDA_ROOT");
-  toolchain.cuda_root = std::filesystem::path(root.empty() ? KILN_COMPILER_CUDA_ROOT : root);
-  const std::string nvcc = env("KILN_NVCC");
-  toolchain.nvcc =
-      nvcc.empty() ? toolchain.cuda_root / "bin" / "nvcc" : std::filesystem::path(nvcc);
+  toolchain.cuda_root = env_or("KILN_CUDA_ROOT", KILN_COMPILER_CUDA_ROOT);
+  toolchain.nvcc = env_or("KILN_NVCC", (toolchain.cuda_root / "bin" / "nvcc").string());
+  toolchain.cxx = env_or("KILN_CXX", "g++");
+  toolchain.abi_include = find_abi_include(executable);
   return toolchain;
 }
 
@@ -46,9 +64,10 @@ Result<Toolchain> probe_toolchain() {
   Toolchain toolchain = toolchain_from_environment();
   ProcessOptions options;
   options.timeout_seconds = 60;
-  const ProcessResult run = run_process({toolchain.nvcc.string(), "--version"}, options);
+  const ProcessResult run = run_process({toolchain.nvcc_path().string(), "--version"}, options);
   if (!run.ok()) {
-    return make_error("nvcc at " + toolchain.nvcc.string() + " does not run (" + run.describe() +
+    return make_error("nvcc at " + toolchain.nvcc_path().string() + " does not run (" +
+                      run.describe() +
                       "); install the CUDA toolkit or set KILN_CUDA_ROOT to its folder "
                       "(or KILN_NVCC to nvcc itself)");
   }

@@ -1,140 +1,122 @@
 #include "kiln/worker/job_spec.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "kiln/base/file.h"
+#include "kiln/base/json_field.h"
+#include "kiln/runner/protocol/job_fields.h"
+#include "kiln/runner/protocol/sanitize_tools.h"
 
 namespace kiln::worker {
 
+namespace protocol = runner::protocol;
+namespace field = protocol::job_field;
+namespace limit = protocol::limit_field;
+
 namespace {
 
-struct FieldError {
-  std::string message;
-};
+constexpr std::string_view kGuide = "runner/protocol/PROTOCOL.md";
 
-std::string string_field(const nlohmann::json& j, const char* key, bool required) {
-  if (!j.contains(key)) {
-    if (required) throw FieldError{std::string(key) + ": missing; the server must set it"};
-    return {};
-  }
-  if (!j[key].is_string()) throw FieldError{std::string(key) + ": must be a string"};
-  return j[key].get<std::string>();
+std::string optional_string(const JsonField& object, std::string_view key) {
+  auto value = object.find(key);
+  return value ? value->string() : std::string();
 }
 
-double number_field(const nlohmann::json& j, const std::string& path, const char* key,
-                    double fallback, double minimum) {
-  if (!j.contains(key)) return fallback;
-  if (!j[key].is_number()) throw FieldError{path + key + ": must be a number"};
-  const double value = j[key].get<double>();
-  if (!(value >= minimum)) throw FieldError{path + key + ": must be >= " + std::to_string(minimum)};
-  return value;
+// Below 2^53 as the server draws it; a decimal string is taken too, for hand-written jobs.
+uint64_t read_seed(const JsonField& job) {
+  auto seed = job.find(field::kSeed);
+  if (!seed) {
+    throw JsonFieldError{std::string(field::kSeed),
+                         "is missing; the server must draw a fresh hidden seed per job"};
+  }
+  if (!seed->json().is_string()) return seed->unsigned_integer();
+  const std::string text = seed->string();
+  if (text.empty() || text.size() > 20 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    seed->fail("must be a whole number >= 0, got \"" + text + "\"");
+  try {
+    return std::stoull(text);
+  } catch (const std::out_of_range&) {
+    seed->fail("must be below 2^64, got \"" + text + "\"");
+  }
+}
+
+// The bounds are the ones the server checked the client's limits against.
+void read_limits(const JsonField& limits, JobLimits& out) {
+  if (auto value = limits.find(limit::kJobSeconds))
+    out.job_seconds =
+        value->number_above(protocol::kJobSecondsBound.above, protocol::kJobSecondsBound.at_most);
+  if (auto value = limits.find(limit::kMinSamples))
+    out.min_samples =
+        value->integer_between(protocol::kMinSamplesBound.min, protocol::kMinSamplesBound.max);
+  if (auto value = limits.find(limit::kMaxSamples))
+    out.max_samples =
+        value->integer_between(protocol::kMaxSamplesBound.min, protocol::kMaxSamplesBound.max);
+  if (auto value = limits.find(limit::kTargetRelNoise))
+    out.target_rel_noise = value->number_above(protocol::kTargetRelNoiseBound.above,
+                                               protocol::kTargetRelNoiseBound.at_most);
+  if (auto value = limits.find(limit::kSampleTimeCapSeconds))
+    out.sample_time_cap_seconds = value->number_above(protocol::kSampleTimeCapBound.above,
+                                                      protocol::kSampleTimeCapBound.at_most);
+  if (out.max_samples < out.min_samples) {
+    throw JsonFieldError{limits.path() + "." + std::string(limit::kMaxSamples),
+                         "must be >= limits.min_samples (" + std::to_string(out.min_samples) + ")"};
+  }
+}
+
+void read_sanitize(const JsonField& sanitize, JobSpec& spec) {
+  if (auto tools = sanitize.find(field::kTools)) {
+    spec.sanitize_tools = tools->distinct_string_list(protocol::kSanitizeTools.size());
+    const auto entries = tools->elements();
+    for (size_t i = 0; i < entries.size(); ++i)
+      if (!protocol::is_sanitize_tool(spec.sanitize_tools[i]))
+        entries[i].fail("'" + spec.sanitize_tools[i] + "' is not " +
+                        std::string(protocol::kSanitizeToolChoices));
+  }
+  spec.sanitize_workload = optional_string(sanitize, field::kWorkload);
+}
+
+// Fields beyond the protocol's are ignored, so a newer server's job.json still runs.
+JobSpec read_spec(const JsonField& job) {
+  JobSpec spec;
+  spec.id = optional_string(job, field::kId);
+  const JsonField kind = job.at(field::kKind);
+  const std::string kind_text = kind.string();
+  const auto parsed = parse_kind(kind_text);
+  if (!parsed) {
+    kind.fail("'" + kind_text + "' is not a job kind; use " +
+              std::string(protocol::kJobKindChoices));
+  }
+  spec.kind = *parsed;
+  spec.task_dir = job.at(field::kTaskDir).string();
+  spec.candidate = job.at(field::kCandidate).string();
+  spec.build_dir = job.at(field::kBuildDir).string();
+  if (auto workloads = job.find(field::kWorkloads))
+    spec.workloads = workloads->distinct_string_list(protocol::kMaxJobWorkloads);
+  spec.seed = read_seed(job);
+  if (auto limits = job.find(field::kLimits)) read_limits(*limits, spec.limits);
+  if (auto profile = job.find(field::kProfile))
+    spec.profile_workload = optional_string(*profile, field::kWorkload);
+  if (auto sanitize = job.find(field::kSanitize)) read_sanitize(*sanitize, spec);
+  if (spec.kind == JobKind::kSanitize && spec.sanitize_tools.empty())
+    spec.sanitize_tools = protocol::all_sanitize_tools();
+  return spec;
 }
 
 }  // namespace
 
-const char* job_kind_name(JobKind kind) {
-  switch (kind) {
-    case JobKind::kVerify:
-      return "verify";
-    case JobKind::kBenchmark:
-      return "benchmark";
-    case JobKind::kProfile:
-      return "profile";
-    case JobKind::kSanitize:
-      return "sanitize";
-  }
-  return "?";
-}
-
 Result<JobSpec> JobSpec::parse(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error("job.json: not a JSON object");
-  JobSpec spec;
+  const std::string label(protocol::kJobFileName);
+  const nlohmann::json document = nlohmann::json::parse(text, nullptr, false);
+  if (document.is_discarded() || !document.is_object())
+    return make_error(label + ": not a JSON object; the server writes one (see " +
+                      std::string(kGuide) + ")");
   try {
-    spec.id = string_field(j, "id", false);
-    const std::string kind = string_field(j, "kind", true);
-    if (kind == "verify") {
-      spec.kind = JobKind::kVerify;
-    } else if (kind == "benchmark") {
-      spec.kind = JobKind::kBenchmark;
-    } else if (kind == "profile") {
-      spec.kind = JobKind::kProfile;
-    } else if (kind == "sanitize") {
-      spec.kind = JobKind::kSanitize;
-    } else {
-      throw FieldError{"kind: \"" + kind + "\" is not one of verify, benchmark, profile, sanitize"};
-    }
-    spec.task_dir = string_field(j, "task_dir", true);
-    spec.candidate = string_field(j, "candidate", true);
-    spec.build_dir = string_field(j, "build_dir", true);
-    if (j.contains("workloads")) {
-      if (!j["workloads"].is_array())
-        throw FieldError{"workloads: must be an array of workload names"};
-      for (const auto& w : j["workloads"]) {
-        if (!w.is_string()) throw FieldError{"workloads: every entry must be a string"};
-        spec.workloads.push_back(w.get<std::string>());
-      }
-    }
-    if (j.contains("seed")) {
-      const auto& seed = j["seed"];
-      if (seed.is_number_unsigned()) {
-        spec.seed = seed.get<uint64_t>();
-      } else if (seed.is_number_integer()) {
-        spec.seed = static_cast<uint64_t>(seed.get<int64_t>());
-      } else if (seed.is_string()) {
-        spec.seed = std::stoull(seed.get<std::string>());
-      } else {
-        throw FieldError{"seed: must be an integer"};
-      }
-    } else {
-      throw FieldError{"seed: missing; the server must draw a fresh hidden seed per job"};
-    }
-    if (j.contains("limits")) {
-      const auto& l = j["limits"];
-      if (!l.is_object()) throw FieldError{"limits: must be an object"};
-      spec.limits.job_seconds =
-          number_field(l, "limits.", "job_seconds", spec.limits.job_seconds, 1);
-      spec.limits.min_samples =
-          static_cast<int64_t>(number_field(l, "limits.", "min_samples", 10, 1));
-      spec.limits.max_samples =
-          static_cast<int64_t>(number_field(l, "limits.", "max_samples", 200, 1));
-      spec.limits.target_rel_noise = number_field(l, "limits.", "target_rel_noise", 0.005, 0);
-      spec.limits.sample_time_cap_seconds = number_field(l, "limits.", "sample_time_cap_seconds",
-                                                         spec.limits.sample_time_cap_seconds, 0);
-      if (spec.limits.max_samples < spec.limits.min_samples) {
-        throw FieldError{"limits.max_samples: must be >= limits.min_samples"};
-      }
-    }
-    if (j.contains("profile")) {
-      if (!j["profile"].is_object()) throw FieldError{"profile: must be an object"};
-      spec.profile_workload = string_field(j["profile"], "workload", false);
-    }
-    if (j.contains("sanitize")) {
-      const auto& s = j["sanitize"];
-      if (!s.is_object()) throw FieldError{"sanitize: must be an object"};
-      if (s.contains("tools")) {
-        if (!s["tools"].is_array()) throw FieldError{"sanitize.tools: must be an array"};
-        for (const auto& t : s["tools"]) {
-          const std::string tool = t.is_string() ? t.get<std::string>() : "";
-          if (tool != "memcheck" && tool != "racecheck" && tool != "synccheck" &&
-              tool != "initcheck") {
-            throw FieldError{"sanitize.tools: \"" + tool +
-                             "\" is not memcheck, racecheck, synccheck or initcheck"};
-          }
-          spec.sanitize_tools.push_back(tool);
-        }
-      }
-      spec.sanitize_workload = string_field(s, "workload", false);
-    }
-    if (spec.kind == JobKind::kSanitize && spec.sanitize_tools.empty()) {
-      spec.sanitize_tools = {"memcheck", "racecheck", "synccheck", "initcheck"};
-    }
-  } catch (const FieldError& e) {
-    return make_error("job.json: " + e.message);
-  } catch (const std::exception& e) {
-    return make_error(std::string("job.json: ") + e.what());
+    return read_spec(JsonField(document, "", kGuide));
+  } catch (const JsonFieldError& e) {
+    return make_error(label + ": " + e.text());
   }
-  return spec;
 }
 
 Result<JobSpec> JobSpec::load(const std::filesystem::path& path) {

@@ -4,16 +4,11 @@
 #include <regex>
 #include <sstream>
 
+#include "kiln/base/text.h"
+
 namespace kiln::worker {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  const size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
 
 // "file.cu:14" -> file, line; false when there is no trailing :number.
 bool split_file_line(const std::string& text, std::string* file, int* line) {
@@ -35,7 +30,7 @@ void parse_location(std::string text, SanitizerFinding* f) {
     f->hazards = std::stoi(m[1]);
     text = text.substr(0, static_cast<size_t>(m.position(0)));
   }
-  text = trim(text);
+  text = std::string(trim(text));
   if (text.rfind("0x", 0) == 0) {
     const size_t in = text.find(" in ");
     f->pc = text.substr(0, in);
@@ -53,7 +48,8 @@ void parse_location(std::string text, SanitizerFinding* f) {
   }
   const size_t in = text.rfind(" in ");
   std::string left = in == std::string::npos ? text : text.substr(0, in);
-  if (in != std::string::npos) split_file_line(trim(text.substr(in + 4)), &f->file, &f->line);
+  if (in != std::string::npos)
+    split_file_line(std::string(trim(text.substr(in + 4))), &f->file, &f->line);
   const size_t plus = left.rfind("+0x");
   if (plus != std::string::npos) {
     f->kernel = left.substr(0, plus);
@@ -126,7 +122,7 @@ SanitizerReport SanitizerReport::parse(const std::string& output, const std::str
     const std::string marker = "=========";
     if (raw.rfind(marker, 0) != 0) continue;
     const std::string body = raw.substr(marker.size());
-    const std::string text = trim(body);
+    const std::string text(trim(body));
     if (text.empty()) {
       close();
       continue;

@@ -1,4 +1,4 @@
-// Memory entry points: allocation, copies, fills and symbol access (memory_ops.h does the
+// Memory entry points: allocation, copies, fills and symbol access (device_memory.h does the
 // work). Asynchronous forms complete before returning; their stream is only validated.
 #include <cuda_runtime_api.h>
 
@@ -6,8 +6,8 @@
 #include <mutex>
 #include <string>
 
+#include "device_memory.h"
 #include "error_state.h"
-#include "memory_ops.h"
 #include "runtime_state.h"
 
 namespace rt = kiln::sim::runtime;

@@ -16,7 +16,7 @@
 #include "kiln/mcp/recorder.h"
 #include "kiln/mcp/server.h"
 
-namespace kiln::http {
+namespace kiln::mcp {
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
@@ -46,4 +46,4 @@ class HttpTransport {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace kiln::http
+}  // namespace kiln::mcp

@@ -1,5 +1,6 @@
 // The client's side of POST /v1/jobs: a job body built from a loaded task bundle and a
-// candidate source, with the hashes the runner will check.
+// candidate source, with the hashes the runner will check (runner/protocol/PROTOCOL.md; the
+// field names are kiln/runner/protocol/job_fields.h's, which parse_job_request reads).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,7 +9,7 @@
 #include <vector>
 
 #include "kiln/base/result.h"
-#include "kiln/runner/job_kind.h"
+#include "kiln/runner/job_state.h"
 #include "kiln/tasks/task.h"
 
 namespace kiln::runner {
@@ -18,7 +19,7 @@ struct JobSpec {
   std::string candidate_source;
   std::vector<std::string> workloads;       // empty: all
   std::string profile_workload;             // kind=profile
-  std::vector<std::string> sanitize_tools;  // kind=sanitize; empty: all four
+  std::vector<std::string> sanitize_tools;  // kind=sanitize; empty: every tool
   std::string sanitize_workload;            // kind=sanitize; empty: the smallest
   std::optional<double> job_seconds;        // ask for less than the runner's maximum
 };

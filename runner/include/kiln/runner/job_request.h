@@ -7,21 +7,19 @@
 #include <variant>
 #include <vector>
 
-#include "kiln/runner/job_kind.h"
+#include "kiln/base/json_field.h"
+#include "kiln/runner/job_state.h"
+#include "kiln/runner/protocol/job_limits.h"
 
 namespace kiln::runner {
 
-// How long and how hard a job may measure. A client may ask for less than the server's
-// maximum (job_seconds) and tune the sampling within fixed bounds.
-struct JobLimits {
-  double job_seconds = 600;
-  int min_samples = 10;
-  int max_samples = 200;
-  double target_rel_noise = 0.005;
-  double sample_time_cap_seconds = 20;
+// How long and how hard a job may measure (kiln/runner/protocol/job_limits.h). A client may
+// ask for less than the server's maximum (job_seconds) and tune the sampling within the
+// protocol's bounds.
+using protocol::JobLimits;
 
-  nlohmann::json to_json() const;
-};
+// `limits` as job.json carries it to the worker.
+nlohmann::json limits_to_json(const JobLimits& limits);
 
 struct JobRequest {
   JobKind kind = JobKind::kBenchmark;
@@ -37,12 +35,9 @@ struct JobRequest {
   std::string sanitize_workload;            // kind=sanitize; empty: the worker picks the smallest
 };
 
-// A request that cannot be run: which field, and what was wrong with it.
-struct FieldError {
-  std::string field;  // "candidate.sha256", "workloads[2]", "" for the body as a whole
-  std::string message;
-  std::string text() const { return field.empty() ? message : field + ": " + message; }
-};
+// A request that cannot be run: which field ("candidate.sha256", "workloads[2]", "" for the
+// body as a whole), and what was wrong with it; text() is "FIELD: MESSAGE".
+using FieldError = JsonFieldError;
 
 // Checks the shape of the body (types, names, sizes); the hashes and the task's own
 // validity are checked later, against the files. `max_job_seconds` caps limits.job_seconds.

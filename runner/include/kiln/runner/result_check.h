@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/runner/job_kind.h"
+#include "kiln/runner/job_state.h"
 
 namespace kiln::runner {
 

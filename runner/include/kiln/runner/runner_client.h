@@ -1,4 +1,4 @@
-// A client of one runner (runner/PROTOCOL.md): health, submit, long-poll, events,
+// A client of one runner (runner/protocol/PROTOCOL.md): health, submit, long-poll, events,
 // cancel, and `run`, which does all of them for one job. Used by the MCP tools.
 #pragma once
 

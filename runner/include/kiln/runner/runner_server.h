@@ -1,4 +1,4 @@
-// `kiln runner`: the HTTP API of runner/PROTOCOL.md over a JobScheduler. Checks every
+// `kiln runner`: the HTTP API of runner/protocol/PROTOCOL.md over a JobScheduler. Checks every
 // request (bearer token, Host on a loopback bind, size), every job body (400 naming
 // the field, 409 when a sha256 does not match the bytes, 429 when the queue is full),
 // and caches task bundles and candidates by content hash.

@@ -1,4 +1,4 @@
-// The worker's stdout, read as runner/PROTOCOL.md defines it: one JSON event per line
+// The worker's stdout, read as runner/protocol/PROTOCOL.md defines it: one JSON event per line
 // (stage, progress, log) and a last line {"event": "result", "result": RESULT}.
 // Anything else makes the output untrusted, and the job an error.
 #pragma once

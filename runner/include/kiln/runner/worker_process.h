@@ -2,7 +2,8 @@
 // and stderr on pipes, its stdout split into lines for the caller, its stderr kept in
 // a log file (and the tail in memory), killed as a group (SIGKILL) past its deadline,
 // on cancel, or when the caller rejects its output. A worker that hangs or crashes
-// never takes the server with it.
+// never takes the server with it. An adapter over kiln's one supervisor,
+// kiln/base/process.h.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "kiln/base/process.h"
 
 namespace kiln::runner {
 
@@ -51,6 +54,6 @@ WorkerExit run_worker(const WorkerCommand& command, std::chrono::steady_clock::t
                       size_t max_line_bytes = 8u << 20);
 
 // "SIGSEGV" for 11; "signal N" for one without a common name.
-std::string signal_name(int signal);
+using kiln::signal_name;
 
 }  // namespace kiln::runner

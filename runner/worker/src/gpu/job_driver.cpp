@@ -1,12 +1,15 @@
 #include "kiln/worker/job_driver.h"
 
+#include <algorithm>
 #include <chrono>
-#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "activity_recorder.h"
-#include "cuda_status.h"
 #include "device_info.h"
-#include "harness_kernels.h"
+#include "harness_resources.h"
+#include "job_builds.h"
 #include "kiln/base/sha256.h"
 #include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/hash_mix.h"
@@ -14,9 +17,8 @@
 #include "kiln/worker/dynamic_library.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/nvml_probe.h"
+#include "kiln/worker/peak_table.h"
 #include "kiln/worker/worker_result.h"
-#include "l2_flush.h"
-#include "launch_gate.h"
 #include "tool_jobs.h"
 #include "workload_session.h"
 
@@ -25,7 +27,10 @@ namespace kiln::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Deadline = decltype(Clock::now() + std::chrono::duration<double>(0));
 
+// A failed integrity gate stops the job; a wrong answer (correctness, determinism) only
+// fails its workload, so the other workloads still say how far off the kernel is.
 bool integrity_gate(const std::string& gate) {
   return gate != gate::kCorrectness && gate != gate::kDeterminism;
 }
@@ -46,309 +51,355 @@ std::string next_step(const std::string& gate) {
   return "see the gate's detail";
 }
 
-// Learns the CUPTI ids of the harness's streams and its own host thread: a marker kernel on
-// each stream, then the records they left.
-Status learn_activity_ids(ActivityRecorder& recorder, cudaStream_t launch, cudaStream_t harness,
-                          HarnessScratch& scratch, ActivityContext* context) {
-  recorder.drain();
-  for (int which = 0; which < 2; ++which) {
-    const cudaStream_t stream = which == 0 ? launch : harness;
-    if (auto s = cuda_ok(launch_fill_pattern(scratch.sums(), 1, 8, 0, stream), "marker kernel"); !s)
-      return s;
-    if (auto s = cuda_ok(cudaStreamSynchronize(stream), "marker kernel"); !s) return s;
-    bool found = false;
-    for (const auto& r : recorder.drain()) {
-      if (r.kind == ActivityRecord::Kind::kKernel &&
-          r.name.find("kiln_harness_fill_pattern") != std::string::npos) {
-        if (which == 0) {
-          context->launch_stream = r.stream_id;
-        } else {
-          context->harness_streams.insert(r.stream_id);
-        }
-        found = true;
-      } else if (!r.is_gpu()) {
-        context->harness_threads.insert(r.thread_id);
-      }
-    }
-    if (!found) return make_error("CUPTI recorded no kernel for the harness's marker launch");
+bool every_workload_passed(const std::vector<WorkloadResult>& workloads) {
+  return std::all_of(workloads.begin(), workloads.end(),
+                     [](const WorkloadResult& w) { return w.ran && w.passed; });
+}
+
+// The error of a failed job: the first failed gate and what to do about it, else the first
+// workload that failed.
+std::string failure_summary(const WorkerResult& result) {
+  const std::string gate = result.gates.first_failed();
+  if (!gate.empty()) {
+    return "gate " + gate + " failed: " + result.gates.detail(gate) + ". Next: " + next_step(gate) +
+           ".";
   }
-  return Ok{};
+  for (const auto& w : result.workloads) {
+    if (!w.passed && !w.failure.empty()) return w.name + ": " + w.failure;
+  }
+  return "not every workload ran; see notes";
+}
+
+// One job and everything it holds until its result is written. Each step that can end the
+// job returns false after end() recorded the result's status and error; drive_job, below,
+// is the recipe that calls them. The members are destroyed in the reverse of their order
+// here: the harness's device memory is freed before NVML and CUPTI shut down.
+class JobDriver {
+ public:
+  JobDriver(const JobSpec& spec, const WorkerOptions& options, std::ostream& out)
+      : spec_(spec),
+        options_(options),
+        started_(Clock::now()),
+        deadline_(started_ +
+                  std::chrono::duration<double>(spec.limits.job_seconds - reserve_seconds(spec))),
+        events_(out),
+        builder_(options.toolchain) {
+    result_.kind = job_kind_name(spec.kind);
+  }
+
+  void stage(const std::string& name) { events_.stage(name); }
+  void note(const std::string& text) { result_.notes.push_back(text); }
+  bool fatal() const { return job_.fatal; }
+
+  // The task bundle, the candidate's hash and the workloads the job names (all by default).
+  bool load_task();
+  // The candidate (with the banned_symbols gate), then the task's baseline and reference.
+  bool build();
+  // Profile and sanitize jobs: the tool over the run-once mode (tool_jobs.h), then the result.
+  int run_tool_job();
+  // The three shared objects and their entry points.
+  bool load();
+  // CUPTI, the GPU, NVML and the GPU's peak rates.
+  bool open_gpu();
+  // The harness's resources and the context every workload session shares.
+  bool set_up_harness();
+  // Every workload's tensor layout, and a result row for each.
+  bool lay_out_workloads();
+  // Pass 1: correctness and integrity on every workload before any timing.
+  void verify_pass();
+  bool all_verified() const {
+    return !job_.fatal && !result_.gates.any_failed() && every_workload_passed(result_.workloads);
+  }
+  // Pass 2: timing, interleaved with the baseline, the time left shared among the workloads.
+  void timing_pass();
+  // Passed when every gate and every workload passed; the result.
+  int finish_with_verdict();
+
+  // Records how the job ends; false, so a step can `return end(...)`.
+  bool end(const std::string& status, const std::string& error);
+  // Writes the stage "done" and the result with the status end() recorded; the exit code.
+  int finish();
+  int finish(const std::string& status, const std::string& error) {
+    end(status, error);
+    return finish();
+  }
+
+ private:
+  // Time kept back from the job's limit for writing the result and leaving.
+  static double reserve_seconds(const JobSpec& spec) {
+    return std::max(10.0, 0.05 * spec.limits.job_seconds);
+  }
+  double seconds_left() const {
+    return std::chrono::duration<double>(deadline_ - Clock::now()).count();
+  }
+  StoppingLimits stopping_limits(double seconds_per_workload) const;
+  // A benchmark row passes only once it was timed against the baseline.
+  void fail_untimed_rows();
+
+  const JobSpec& spec_;
+  const WorkerOptions& options_;
+  const Clock::time_point started_;
+  const Deadline deadline_;
+  EventStream events_;
+  WorkerResult result_;
+  std::optional<tasks::Task> task_;
+  std::vector<tasks::Workload> workloads_;
+  const compiler::KernelBuild builder_;
+  compiler::BuildOutcome candidate_build_;
+  compiler::BuildOutcome baseline_build_;
+  compiler::BuildOutcome reference_build_;
+  std::optional<DynamicLibrary> candidate_library_;
+  std::optional<DynamicLibrary> baseline_library_;
+  std::optional<DynamicLibrary> reference_library_;
+  ActivityRecorder recorder_;
+  NvmlProbe nvml_;
+  HarnessResources harness_;
+  JobContext job_;
+  std::vector<tasks::WorkloadLayout> layouts_;
+};
+
+bool JobDriver::load_task() {
+  auto task = tasks::load_task(spec_.task_dir);
+  if (!task) return end("error", "cannot load the task bundle: " + task.error().message);
+  task_ = std::move(*task);
+  result_.task_name = task_->name;
+  result_.task_sha256 = task_->sha256;
+  result_.task_workload_count = static_cast<int>(task_->workloads.size());
+  auto candidate_hash = sha256_file(spec_.candidate);
+  if (!candidate_hash)
+    return end("error", "cannot read the candidate: " + candidate_hash.error().message);
+  result_.candidate_sha256 = *candidate_hash;
+
+  if (spec_.workloads.empty()) {
+    workloads_ = task_->workloads;
+  } else {
+    for (const auto& name : spec_.workloads) {
+      auto w = tasks::find_workload(*task_, name);
+      if (!w) return end("error", w.error().message);
+      workloads_.push_back(*w);
+    }
+  }
+  result_.job_workload_count = static_cast<int>(workloads_.size());
+  return true;
+}
+
+bool JobDriver::build() {
+  events_.log("info", "building the candidate for " + task_->arch);
+  candidate_build_ = builder_.build(candidate_build_request(spec_, *task_));
+  result_.build = candidate_build_;
+  if (!candidate_build_.ok) {
+    if (!candidate_build_.banned.empty()) {
+      result_.gates.fail(gate::kBannedSymbols, "",
+                         compiler::BannedSymbols::describe(candidate_build_.banned));
+    }
+    return end("failed", candidate_build_.error);
+  }
+  result_.gates.pass(gate::kBannedSymbols);
+
+  const compiler::BuildRequest baseline = baseline_build_request(builder_, spec_, *task_);
+  events_.log("info", "building the baseline (cached per task)");
+  baseline_build_ = builder_.build(baseline);
+  if (!baseline_build_.ok)
+    return end("error", "the task's baseline does not build: " + baseline_build_.error);
+  reference_build_ = builder_.build(reference_build_request(builder_, spec_, *task_));
+  if (!reference_build_.ok)
+    return end("error", "the task's CPU reference does not build: " + reference_build_.error);
+  return true;
+}
+
+int JobDriver::run_tool_job() {
+  const ToolJobInput input{spec_, options_, *task_, workloads_, started_};
+  if (spec_.kind == JobKind::kProfile) {
+    stage("profile");
+    run_profile(input, events_, &result_);
+  } else {
+    stage("sanitize");
+    run_sanitize(input, events_, &result_);
+  }
+  return finish();  // with the status and error the tool job set
+}
+
+// A candidate that does not load is the candidate's failure; a baseline or reference that
+// does not is the task's, an error.
+bool JobDriver::load() {
+  auto candidate = DynamicLibrary::open(candidate_build_.library);
+  if (!candidate) return end("failed", candidate.error().message);
+  candidate_library_ = std::move(*candidate);
+  auto candidate_fn = candidate_library_->symbol("kiln_launch");
+  if (!candidate_fn) return end("failed", candidate_fn.error().message);
+
+  auto baseline = DynamicLibrary::open(baseline_build_.library);
+  if (!baseline)
+    return end("error", "the task's baseline does not load: " + baseline.error().message);
+  baseline_library_ = std::move(*baseline);
+  auto baseline_fn = baseline_library_->symbol("kiln_launch");
+  if (!baseline_fn) return end("error", baseline_fn.error().message);
+
+  auto reference = DynamicLibrary::open(reference_build_.library);
+  if (!reference)
+    return end("error", "the task's reference does not load: " + reference.error().message);
+  reference_library_ = std::move(*reference);
+  auto reference_fn = reference_library_->symbol("kiln_reference");
+  if (!reference_fn) return end("error", reference_fn.error().message);
+
+  job_.candidate = reinterpret_cast<kiln_launch_fn>(*candidate_fn);
+  job_.baseline = reinterpret_cast<kiln_launch_fn>(*baseline_fn);
+  job_.reference = reinterpret_cast<kiln_reference_fn>(*reference_fn);
+  return true;
+}
+
+bool JobDriver::open_gpu() {
+  // Before the first CUDA call, so CUPTI sees every kernel of the context (activity_recorder.h).
+  if (const Status cupti = recorder_.start(); !cupti)
+    note("CUPTI unavailable (" + cupti.error().message +
+         "): times come from CUDA events and hidden_stream_work is not checked");
+  auto gpu = open_device(options_.gpu);
+  if (!gpu) return end("error", gpu.error().message);
+  if (nvml_.open(gpu->pci_bus_id, static_cast<unsigned>(options_.gpu))) {
+    gpu->nvml = true;
+    const std::string driver = nvml_.driver_version();
+    if (!driver.empty()) gpu->driver = driver;
+  }
+  gpu->nvml_note = nvml_.note();
+  gpu->peak = PeakTable::lookup(gpu->name, options_.hw_dir);
+  result_.gpu = *gpu;
+  return true;
+}
+
+bool JobDriver::set_up_harness() {
+  if (auto s = harness_.init(result_.gpu->l2_bytes); !s) return end("error", s.error().message);
+  job_.task = &*task_;
+  job_.env = harness_.environment();
+  job_.env.guard_seed = tasks::mix64(spec_.seed ^ 0x6775617264ull);
+  if (recorder_.running()) {
+    if (auto s = harness_.learn_activity_ids(recorder_, &job_.env.activity); s) {
+      job_.env.recorder = &recorder_;
+    } else {
+      note("CUPTI did not see the harness's marker kernels (" + s.error().message +
+           "): times come from CUDA events and hidden_stream_work is not checked");
+    }
+  }
+  job_.tolerance = task_->tolerance;
+  job_.baseline_tolerance = {2 * task_->tolerance.atol, 2 * task_->tolerance.rtol, 0};
+  job_.seed = spec_.seed;
+  job_.gates = &result_.gates;
+  job_.events = &events_;
+  job_.nvml = &nvml_;
+  job_.gpu = &*result_.gpu;
+  job_.env.hang_timeout_seconds = std::max(5.0, std::min(60.0, seconds_left()));
+  return true;
+}
+
+bool JobDriver::lay_out_workloads() {
+  for (const auto& w : workloads_) {
+    auto layout = tasks::layout_workload(*task_, w);
+    if (!layout) return end("error", layout.error().message);
+    layouts_.push_back(std::move(*layout));
+  }
+  result_.workloads.resize(layouts_.size());
+  for (size_t i = 0; i < layouts_.size(); ++i) result_.workloads[i].name = layouts_[i].workload;
+  return true;
+}
+
+void JobDriver::verify_pass() {
+  const int total = static_cast<int>(layouts_.size());
+  bool stop = false;
+  for (size_t i = 0; i < layouts_.size() && !stop; ++i) {
+    WorkloadSession session(job_, layouts_[i], static_cast<int>(i), total, &result_.workloads[i]);
+    const bool ok = session.verify_pass();
+    if (job_.fatal) break;
+    if (!ok && integrity_gate(result_.gates.first_failed())) stop = true;
+    if (seconds_left() <= 0) {
+      note("the job's time ran out during verification");
+      break;
+    }
+  }
+}
+
+StoppingLimits JobDriver::stopping_limits(double seconds_per_workload) const {
+  StoppingLimits limits;
+  limits.min_samples = spec_.limits.min_samples;
+  limits.max_samples = spec_.limits.max_samples;
+  limits.target_rel_noise = spec_.limits.target_rel_noise;
+  limits.time_budget_seconds =
+      std::min(spec_.limits.sample_time_cap_seconds, 0.6 * seconds_per_workload);
+  return limits;
+}
+
+void JobDriver::timing_pass() {
+  const int total = static_cast<int>(layouts_.size());
+  for (size_t i = 0; i < layouts_.size(); ++i) {
+    const double per_workload = seconds_left() / static_cast<double>(layouts_.size() - i);
+    if (per_workload < 1.0) {
+      note("not timed (the job's time ran out): " + layouts_[i].workload);
+      result_.workloads[i].passed = false;
+      result_.workloads[i].failure = "not timed: the job's time ran out; raise limits.job_seconds";
+      continue;
+    }
+    WorkloadSession session(job_, layouts_[i], static_cast<int>(i), total, &result_.workloads[i]);
+    const bool ok = session.timing_pass(stopping_limits(per_workload));
+    if (job_.fatal || (!ok && integrity_gate(result_.gates.first_failed()))) break;
+  }
+}
+
+void JobDriver::fail_untimed_rows() {
+  for (auto& w : result_.workloads) {
+    if (w.passed && !w.time_us) {
+      w.passed = false;
+      if (w.failure.empty())
+        w.failure = "not timed: another workload failed first, so timing was skipped";
+    }
+  }
+}
+
+int JobDriver::finish_with_verdict() {
+  if (spec_.kind == JobKind::kBenchmark) fail_untimed_rows();
+  if (job_.env.recorder != nullptr && recorder_.dropped() > 0)
+    note("CUPTI dropped " + std::to_string(recorder_.dropped()) + " activity records");
+  if (job_.fatal && !job_.fatal_error.empty()) return finish("error", job_.fatal_error);
+  if (!result_.gates.any_failed() && every_workload_passed(result_.workloads))
+    return finish("passed", "");
+  return finish("failed", failure_summary(result_));
+}
+
+bool JobDriver::end(const std::string& status, const std::string& error) {
+  result_.status = status;
+  result_.error = error;
+  return false;
+}
+
+int JobDriver::finish() {
+  result_.stage = result_.status == "passed" ? "done" : events_.last_stage();
+  events_.stage("done");
+  events_.result(result_.to_json());
+  return 0;
 }
 
 }  // namespace
 
-int run_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out, bool* fatal) {
-  const auto started = Clock::now();
+int drive_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out, bool* fatal) {
   *fatal = false;
-  EventStream events(out);
-  WorkerResult result;
-  result.kind = job_kind_name(spec.kind);
-  auto finish = [&](const std::string& status, const std::string& error) {
-    result.status = status;
-    result.stage = status == "passed" ? "done" : events.last_stage();
-    result.error = error;
-    events.stage("done");
-    events.result(result.to_json());
-    return 0;
-  };
-
-  events.stage("build");
-  auto task = tasks::load_task(spec.task_dir);
-  if (!task) return finish("error", "cannot load the task bundle: " + task.error().message);
-  result.task_name = task->name;
-  result.task_sha256 = task->sha256;
-  result.task_workload_count = static_cast<int>(task->workloads.size());
-  auto candidate_hash = sha256_file(spec.candidate);
-  if (!candidate_hash)
-    return finish("error", "cannot read the candidate: " + candidate_hash.error().message);
-  result.candidate_sha256 = *candidate_hash;
-
-  std::vector<tasks::Workload> workloads;
-  if (spec.workloads.empty()) {
-    workloads = task->workloads;
-  } else {
-    for (const auto& name : spec.workloads) {
-      auto w = tasks::find_workload(*task, name);
-      if (!w) return finish("error", w.error().message);
-      workloads.push_back(*w);
-    }
-  }
-  result.job_workload_count = static_cast<int>(workloads.size());
-
-  const compiler::KernelBuild builder(
-      compiler::BuildToolchain::from_environment(options.executable));
-  compiler::BuildRequest candidate_request;
-  candidate_request.kind = compiler::BuildKind::kCandidate;
-  candidate_request.source = spec.candidate;
-  candidate_request.build_dir = spec.build_dir;
-  candidate_request.arch = task->arch;
-  candidate_request.banned_prefixes = task->banned_symbols;
-  events.log("info", "building the candidate for " + task->arch);
-  const compiler::BuildOutcome candidate_build = builder.build(candidate_request);
-  result.build = candidate_build;
-  if (!candidate_build.ok) {
-    if (!candidate_build.banned.empty()) {
-      result.gates.fail(gate::kBannedSymbols, "",
-                        compiler::BannedSymbols::describe(candidate_build.banned));
-    }
-    return finish("failed", candidate_build.error);
-  }
-  result.gates.pass(gate::kBannedSymbols);
-
-  const std::filesystem::path cache_root = spec.build_dir.parent_path();
-  compiler::BuildRequest baseline_request;
-  baseline_request.kind = compiler::BuildKind::kBaseline;
-  baseline_request.source = task->baseline_path;
-  baseline_request.arch = task->arch;
-  baseline_request.libraries = task->baseline_libraries;
-  baseline_request.build_dir =
-      cache_root / ("baseline-" + builder.fingerprint(baseline_request).substr(0, 24));
-  events.log("info", "building the baseline (cached per task)");
-  const compiler::BuildOutcome baseline_build = builder.build(baseline_request);
-  if (!baseline_build.ok)
-    return finish("error", "the task's baseline does not build: " + baseline_build.error);
-  compiler::BuildRequest reference_request;
-  reference_request.kind = compiler::BuildKind::kReference;
-  reference_request.source = task->reference_path;
-  reference_request.build_dir =
-      cache_root / ("reference-" + builder.fingerprint(reference_request).substr(0, 24));
-  const compiler::BuildOutcome reference_build = builder.build(reference_request);
-  if (!reference_build.ok)
-    return finish("error", "the task's CPU reference does not build: " + reference_build.error);
+  JobDriver job(spec, options, out);
+  job.stage("build");
+  if (!job.load_task() || !job.build()) return job.finish();
   if (options.build_only) {
-    result.notes.push_back("build only: nothing was run");
-    return finish("passed", "");
+    job.note("build only: nothing was run");
+    return job.finish("passed", "");
   }
+  if (spec.kind == JobKind::kProfile || spec.kind == JobKind::kSanitize) return job.run_tool_job();
 
-  if (spec.kind == JobKind::kProfile || spec.kind == JobKind::kSanitize) {
-    ToolJobInput input{spec, options, *task, workloads, started};
-    if (spec.kind == JobKind::kProfile) {
-      events.stage("profile");
-      run_profile(input, events, &result);
-    } else {
-      events.stage("sanitize");
-      run_sanitize(input, events, &result);
-    }
-    return finish(result.status, result.error);
-  }
+  job.stage("load");
+  if (!job.load() || !job.open_gpu() || !job.set_up_harness()) return job.finish();
 
-  events.stage("load");
-  auto candidate_library = DynamicLibrary::open(candidate_build.library);
-  if (!candidate_library) return finish("failed", candidate_library.error().message);
-  auto candidate_fn = candidate_library->symbol("kiln_launch");
-  if (!candidate_fn) return finish("failed", candidate_fn.error().message);
-  auto baseline_library = DynamicLibrary::open(baseline_build.library);
-  if (!baseline_library)
-    return finish("error",
-                  "the task's baseline does not load: " + baseline_library.error().message);
-  auto baseline_fn = baseline_library->symbol("kiln_launch");
-  if (!baseline_fn) return finish("error", baseline_fn.error().message);
-  auto reference_library = DynamicLibrary::open(reference_build.library);
-  if (!reference_library)
-    return finish("error",
-                  "the task's reference does not load: " + reference_library.error().message);
-  auto reference_fn = reference_library->symbol("kiln_reference");
-  if (!reference_fn) return finish("error", reference_fn.error().message);
-
-  ActivityRecorder recorder;
-  const Status cupti = recorder.start();
-  if (!cupti)
-    result.notes.push_back("CUPTI unavailable (" + cupti.error().message +
-                           "): times come from CUDA events and hidden_stream_work is not checked");
-  auto gpu = open_device(options.gpu);
-  if (!gpu) return finish("error", gpu.error().message);
-  NvmlProbe nvml;
-  if (nvml.open(gpu->pci_bus_id, static_cast<unsigned>(options.gpu))) {
-    gpu->nvml = true;
-    const std::string driver = nvml.driver_version();
-    if (!driver.empty()) gpu->driver = driver;
+  job.stage("verify");
+  if (!job.lay_out_workloads()) return job.finish();
+  job.verify_pass();
+  if (spec.kind == JobKind::kBenchmark && job.all_verified()) {
+    job.stage("timing");
+    job.timing_pass();
   }
-  gpu->nvml_note = nvml.note();
-  std::filesystem::path hw_dir = options.hw_dir;
-  if (hw_dir.empty()) {
-    if (const char* env = std::getenv("KILN_HW_DIR")) hw_dir = env;
-  }
-  gpu->peak = PeakTable::lookup(gpu->name, hw_dir);
-  result.gpu = *gpu;
-  GpuInfo& gpu_info = *result.gpu;
-
-  cudaStream_t launch_stream = nullptr;
-  cudaStream_t harness_stream = nullptr;
-  L2Flush flush;
-  LaunchGate launch_gate;
-  HarnessScratch scratch;
-  Status setup =
-      cuda_ok(cudaStreamCreateWithFlags(&launch_stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  if (setup)
-    setup = cuda_ok(cudaStreamCreateWithFlags(&harness_stream, cudaStreamNonBlocking),
-                    "cudaStreamCreate");
-  if (setup) setup = flush.init(gpu_info.l2_bytes);
-  if (setup) setup = launch_gate.init();
-  if (setup) setup = scratch.init();
-  if (!setup) return finish("error", setup.error().message);
-
-  JobContext job;
-  job.task = &*task;
-  job.env.launch_stream = launch_stream;
-  job.env.harness_stream = harness_stream;
-  job.env.flush = &flush;
-  job.env.gate = &launch_gate;
-  job.env.scratch = &scratch;
-  job.env.guard_seed = tasks::mix64(spec.seed ^ 0x6775617264ull);
-  if (recorder.running()) {
-    if (auto s =
-            learn_activity_ids(recorder, launch_stream, harness_stream, scratch, &job.env.activity);
-        s) {
-      job.env.recorder = &recorder;
-    } else {
-      result.notes.push_back(
-          "CUPTI did not see the harness's marker kernels (" + s.error().message +
-          "): times come from CUDA events and hidden_stream_work is not checked");
-    }
-  }
-  job.candidate = reinterpret_cast<kiln_launch_fn>(*candidate_fn);
-  job.baseline = reinterpret_cast<kiln_launch_fn>(*baseline_fn);
-  job.reference = reinterpret_cast<kiln_reference_fn>(*reference_fn);
-  job.tolerance = task->tolerance;
-  job.baseline_tolerance = {2 * task->tolerance.atol, 2 * task->tolerance.rtol, 0};
-  job.seed = spec.seed;
-  job.gates = &result.gates;
-  job.events = &events;
-  job.nvml = &nvml;
-  job.gpu = &gpu_info;
-
-  const double reserve = std::max(10.0, 0.05 * spec.limits.job_seconds);
-  const auto deadline = started + std::chrono::duration<double>(spec.limits.job_seconds - reserve);
-  auto seconds_left = [&] {
-    return std::chrono::duration<double>(deadline - Clock::now()).count();
-  };
-  job.env.hang_timeout_seconds = std::max(5.0, std::min(60.0, seconds_left()));
-
-  // Pass 1: correctness and integrity on every workload before any timing.
-  events.stage("verify");
-  std::vector<tasks::WorkloadLayout> layouts;
-  for (const auto& w : workloads) {
-    auto layout = tasks::layout_workload(*task, w);
-    if (!layout) return finish("error", layout.error().message);
-    layouts.push_back(std::move(*layout));
-  }
-  result.workloads.resize(layouts.size());
-  for (size_t i = 0; i < layouts.size(); ++i) result.workloads[i].name = layouts[i].workload;
-  bool stop = false;
-  for (size_t i = 0; i < layouts.size() && !stop; ++i) {
-    result.workloads[i].name = layouts[i].workload;
-    WorkloadSession session(job, layouts[i], static_cast<int>(i), static_cast<int>(layouts.size()),
-                            &result.workloads[i]);
-    const bool ok = session.verify_pass();
-    if (job.fatal) break;
-    if (!ok && integrity_gate(result.gates.first_failed())) stop = true;
-    if (seconds_left() <= 0) {
-      result.notes.push_back("the job's time ran out during verification");
-      break;
-    }
-  }
-
-  // Pass 2: timing, interleaved with the baseline.
-  bool all_verified = !job.fatal && !result.gates.any_failed();
-  for (const auto& w : result.workloads) all_verified = all_verified && w.ran && w.passed;
-  if (spec.kind == JobKind::kBenchmark && all_verified) {
-    events.stage("timing");
-    for (size_t i = 0; i < layouts.size(); ++i) {
-      const double left = seconds_left();
-      const double per_workload = left / static_cast<double>(layouts.size() - i);
-      if (per_workload < 1.0) {
-        result.notes.push_back("not timed (the job's time ran out): " + layouts[i].workload);
-        result.workloads[i].passed = false;
-        result.workloads[i].failure = "not timed: the job's time ran out; raise limits.job_seconds";
-        continue;
-      }
-      StoppingLimits limits;
-      limits.min_samples = spec.limits.min_samples;
-      limits.max_samples = spec.limits.max_samples;
-      limits.target_rel_noise = spec.limits.target_rel_noise;
-      limits.time_budget_seconds =
-          std::min(spec.limits.sample_time_cap_seconds, 0.6 * per_workload);
-      WorkloadSession session(job, layouts[i], static_cast<int>(i),
-                              static_cast<int>(layouts.size()), &result.workloads[i]);
-      const bool ok = session.timing_pass(limits);
-      if (job.fatal || (!ok && integrity_gate(result.gates.first_failed()))) break;
-    }
-  }
-
-  // In a benchmark, a row passes only once it was timed against the baseline.
-  if (spec.kind == JobKind::kBenchmark) {
-    for (auto& w : result.workloads) {
-      if (w.passed && !w.time_us) {
-        w.passed = false;
-        if (w.failure.empty())
-          w.failure = "not timed: another workload failed first, so timing was skipped";
-      }
-    }
-  }
-  if (job.env.recorder != nullptr && recorder.dropped() > 0) {
-    result.notes.push_back("CUPTI dropped " + std::to_string(recorder.dropped()) +
-                           " activity records");
-  }
-  *fatal = job.fatal;
-  if (job.fatal && !job.fatal_error.empty()) return finish("error", job.fatal_error);
-  bool all_passed = !result.gates.any_failed();
-  for (const auto& w : result.workloads) all_passed = all_passed && w.ran && w.passed;
-  if (all_passed) return finish("passed", "");
-  const std::string gate = result.gates.first_failed();
-  std::string error;
-  if (!gate.empty()) {
-    error = "gate " + gate + " failed: " + result.gates.detail(gate) +
-            ". Next: " + next_step(gate) + ".";
-  } else {
-    for (const auto& w : result.workloads) {
-      if (!w.passed && !w.failure.empty()) {
-        error = w.name + ": " + w.failure;
-        break;
-      }
-    }
-    if (error.empty()) error = "not every workload ran; see notes";
-  }
-  return finish("failed", error);
+  *fatal = job.fatal();
+  return job.finish_with_verdict();
 }
 
 }  // namespace kiln::worker

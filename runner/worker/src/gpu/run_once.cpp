@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cuda_status.h"
+#include "job_builds.h"
 #include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/hash_mix.h"
 #include "kiln/tasks/numeric_codec.h"
@@ -27,23 +28,10 @@ int run_once(const JobSpec& spec, const WorkerOptions& options, const RunOnceOpt
   auto layout = tasks::layout_workload(*task, *workload);
   if (!layout) return fail(layout.error().message);
 
-  const compiler::KernelBuild builder(
-      compiler::BuildToolchain::from_environment(options.executable));
-  compiler::BuildRequest request;
-  request.arch = task->arch;
-  if (once.target == "baseline") {
-    request.kind = compiler::BuildKind::kBaseline;
-    request.source = task->baseline_path;
-    request.libraries = task->baseline_libraries;
-    request.build_dir =
-        spec.build_dir.parent_path() / ("baseline-" + builder.fingerprint(request).substr(0, 24));
-  } else {
-    request.kind = compiler::BuildKind::kCandidate;
-    request.source = spec.candidate;
-    request.build_dir = spec.build_dir;
-    request.banned_prefixes = task->banned_symbols;
-  }
-  const compiler::BuildOutcome build = builder.build(request);
+  const compiler::KernelBuild builder(options.toolchain);
+  const compiler::BuildOutcome build =
+      builder.build(once.target == "baseline" ? baseline_build_request(builder, spec, *task)
+                                              : candidate_build_request(spec, *task));
   if (!build.ok) return fail(build.error);
   auto library = DynamicLibrary::open(build.library);
   if (!library) return fail(library.error().message);

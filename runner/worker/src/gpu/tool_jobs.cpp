@@ -1,6 +1,5 @@
 #include "tool_jobs.h"
 
-#include <cstdlib>
 #include <fstream>
 
 #include "kiln/compiler/kernel_build.h"
@@ -12,9 +11,12 @@ namespace kiln::worker {
 
 namespace {
 
-std::string find_tool(const char* env, const std::vector<std::filesystem::path>& candidates,
+// The path the worker was given (WorkerOptions), else the first candidate that exists, else
+// `name` for PATH.
+std::string find_tool(const std::filesystem::path& given,
+                      const std::vector<std::filesystem::path>& candidates,
                       const std::string& name) {
-  if (const char* value = std::getenv(env); value != nullptr && *value != '\0') return value;
+  if (!given.empty()) return given.string();
   std::error_code ec;
   for (const auto& path : candidates) {
     if (std::filesystem::exists(path, ec)) return path.string();
@@ -68,9 +70,9 @@ std::string smallest_workload(const ToolJobInput& input) {
 }  // namespace
 
 void run_profile(const ToolJobInput& input, EventStream& events, WorkerResult* result) {
-  const compiler::BuildToolchain toolchain =
-      compiler::BuildToolchain::from_environment(input.options.executable);
-  const std::string ncu = find_tool("KILN_NCU", {toolchain.cuda_root / "bin" / "ncu"}, "ncu");
+  const compiler::Toolchain& toolchain = input.options.toolchain;
+  const std::string ncu =
+      find_tool(input.options.ncu, {toolchain.cuda_root / "bin" / "ncu"}, "ncu");
   std::string workload = input.spec.profile_workload;
   if (workload.empty()) workload = input.workloads.empty() ? "" : input.workloads.front().name;
   const std::filesystem::path report = input.options.job_path.parent_path() / "profile";
@@ -122,10 +124,9 @@ void run_profile(const ToolJobInput& input, EventStream& events, WorkerResult* r
 }
 
 void run_sanitize(const ToolJobInput& input, EventStream& events, WorkerResult* result) {
-  const compiler::BuildToolchain toolchain =
-      compiler::BuildToolchain::from_environment(input.options.executable);
+  const compiler::Toolchain& toolchain = input.options.toolchain;
   const std::string sanitizer =
-      find_tool("KILN_COMPUTE_SANITIZER",
+      find_tool(input.options.compute_sanitizer,
                 {toolchain.cuda_root / "bin" / "compute-sanitizer",
                  toolchain.cuda_root / "compute-sanitizer" / "compute-sanitizer"},
                 "compute-sanitizer");

@@ -1,5 +1,5 @@
 // Compiling a candidate for a tool: what compile, synccheck and simulate share. Turns a tool
-// call's arguments (path or source, task or arch, defines, flags, occupancy inputs) into a
+// call's arguments (the candidate, task or arch, defines, flags, occupancy inputs) into a
 // compiler::CompileRequest and runs it through the compile cache. nvcc's version is probed
 // once, on first use; the occupancy limits come from kb/hw.
 #pragma once
@@ -32,9 +32,8 @@ class CandidateCompiler {
 
   const CompileToolConfig& config() const { return config_; }
 
-  // The candidate named by arguments[path_argument] or arguments["source"].
-  Result<Candidate> candidate(const nlohmann::json& arguments,
-                              const std::string& path_argument = "path") const;
+  // The candidate the call names (resolve_candidate over the configured roots).
+  Result<Candidate> candidate(const nlohmann::json& arguments) const;
   // The request for `candidate`: arch from arguments["arch"], else the task's; defines, flags,
   // block_size and dynamic_smem_bytes when given.
   Result<compiler::CompileRequest> request(const nlohmann::json& arguments,

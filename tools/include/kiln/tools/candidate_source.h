@@ -1,7 +1,11 @@
-// Where a candidate may come from, for every tool that takes one (benchmark, profile,
-// compile, simulate, synccheck): a file inside the run directory (or another allowed root,
-// such as the task bundles), or the source inline. Paths are resolved after symlinks and must
-// stay inside a root, so `..`, absolute paths elsewhere and symlinks out are refused.
+// The candidate, as every tool that takes one names it (compile, simulate, synccheck, racecheck,
+// benchmark, profile): declared once here, so the name, the schema and the refusals are the same
+// in all of them. A candidate is `candidate` (a kernel.cu path inside the run directory or the
+// task bundles) or `source` (the code inline). Paths are resolved after symlinks and must stay
+// inside a root, so `..`, absolute paths elsewhere and symlinks out are refused.
+//
+// `path` is the old name of `candidate` in compile, simulate, synccheck and racecheck; it is
+// accepted for one more release, with a deprecation note in the text of the result.
 #pragma once
 
 #include <filesystem>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "kiln/base/result.h"
+#include "kiln/mcp/tool.h"
 
 namespace kiln::tools {
 
@@ -17,6 +22,10 @@ struct Candidate {
   std::string source;
   std::string path;            // relative to the root it was found in; empty for inline source
   std::filesystem::path file;  // the resolved file; empty for inline source
+  std::string note;            // for the result's text: the deprecation note, else empty
+
+  // How results name it: its path, or "kernel.cu" for inline source.
+  std::string display_name() const { return path.empty() ? "kernel.cu" : path; }
 };
 
 struct CandidateRoots {
@@ -28,8 +37,20 @@ struct CandidateRoots {
 
 inline constexpr uintmax_t kMaxCandidateBytes = 1u << 20;
 
-// `arguments[path_argument]` (a path) or `arguments["source"]` (inline), exactly one.
-Result<Candidate> resolve_candidate(const nlohmann::json& arguments,
-                                    const std::string& path_argument, const CandidateRoots& roots);
+// Whether a tool also accepts the deprecated `path` (the tools that took it before `candidate`).
+enum class LegacyPath { kRefused, kAccepted };
+
+// Adds `candidate` and `source` (and, with kAccepted, the deprecated `path`) to the properties
+// of `input_schema`, an object schema. Neither is required: resolve_candidate wants exactly one.
+void add_candidate_properties(nlohmann::json& input_schema, LegacyPath legacy);
+
+// The candidate a call names: `candidate` (or its old name `path`) or `source`, exactly one;
+// `candidate` and `path` together must agree. A call that used `path` gets the same candidate
+// with `note` set, and its errors end with the note.
+Result<Candidate> resolve_candidate(const nlohmann::json& arguments, const CandidateRoots& roots);
+
+// `result` with the candidate's note, if any, as a last line of its text (structuredContent is
+// left as it is, so it still matches the tool's outputSchema).
+mcp::ToolResult with_candidate_note(mcp::ToolResult result, const Candidate& candidate);
 
 }  // namespace kiln::tools

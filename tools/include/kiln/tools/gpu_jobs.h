@@ -1,5 +1,6 @@
 // What the GPU tools (benchmark, profile) share: where a candidate may come from (a
-// file inside the run directory, or inline source: candidate_source.h), which runner takes the job,
+// file inside the run directory or the task bundles, or inline source: candidate_source.h), which
+// runner takes the job,
 // how its events become MCP progress, and the store every result goes into.
 #pragma once
 
@@ -21,7 +22,7 @@
 namespace kiln::tools {
 
 struct GpuJobsConfig {
-  std::filesystem::path root;        // candidate paths must lie inside (the run dir or project)
+  CandidateRoots roots;              // candidate paths must lie inside (the run dir, the tasks)
   std::filesystem::path results_db;  // the result store file
   runner::RunnerSettings runner;
 };
@@ -55,8 +56,7 @@ class GpuJobs {
   // The task named by the tool's `task` argument, or the run's task when empty.
   Result<std::shared_ptr<const tasks::Task>> task(const std::string& name);
 
-  // `candidate` (a path) or `source` (inline), exactly one. Paths resolve against the
-  // root, after symlinks, and must stay inside it.
+  // The candidate the call names (resolve_candidate over the configured roots).
   Result<Candidate> candidate(const nlohmann::json& arguments) const;
 
   // Sends the job to a runner, reports its events as progress on `context`, cancels it

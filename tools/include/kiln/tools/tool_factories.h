@@ -37,8 +37,7 @@ struct SimulateToolConfig {
   double build_allowance_s = 240;    // nvcc and g++ time allowed on top of time_limit_s
 };
 mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConfig config);
-// kiln-sim-run next to the running executable, or in a build tree build/bin/kiln-sim-run
-// beside build/cli/kiln.
+// kiln-sim-run next to the running executable (in a build tree both are in build/bin).
 std::filesystem::path default_sim_runner_path();
 
 // GPU tools (runner/): a job on a runner, its RESULT stored in the result store.

@@ -11,8 +11,8 @@
 
 #include "kiln/base/result.h"
 #include "kiln/compiler/banned_symbols.h"
-#include "kiln/compiler/build_toolchain.h"
 #include "kiln/compiler/ptxas_report.h"
+#include "kiln/compiler/toolchain.h"
 
 namespace kiln::compiler {
 
@@ -44,7 +44,9 @@ struct BuildOutcome {
 
 class KernelBuild {
  public:
-  explicit KernelBuild(BuildToolchain toolchain) : toolchain_(std::move(toolchain)) {}
+  // A build running past timeout_seconds is stopped and reported (and not cached).
+  explicit KernelBuild(Toolchain toolchain, double timeout_seconds = 300)
+      : toolchain_(std::move(toolchain)), timeout_seconds_(timeout_seconds) {}
 
   // The compiler command for a request (output: build_dir/kernel.so or reference.so).
   std::vector<std::string> command(const BuildRequest& request) const;
@@ -59,10 +61,11 @@ class KernelBuild {
   // Compiler output without ptxas's informational lines, at most max_bytes.
   static std::string trim_log(const std::string& output, size_t max_bytes = 8192);
 
-  const BuildToolchain& toolchain() const { return toolchain_; }
+  const Toolchain& toolchain() const { return toolchain_; }
 
  private:
-  BuildToolchain toolchain_;
+  Toolchain toolchain_;
+  double timeout_seconds_;
 };
 
 }  // namespace kiln::compiler

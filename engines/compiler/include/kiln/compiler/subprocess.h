@@ -1,5 +1,6 @@
-// Runs a program (argv, no shell) with its stdout and stderr captured together, a
-// wall-clock limit, and its own process group so a timeout kills everything it started.
+// Runs a program (argv, no shell; a bare name is looked up in PATH) with its stdout and
+// stderr captured together, a wall-clock limit, and its own process group so a timeout kills
+// everything it started. A thin adapter over kiln's one supervisor, kiln/base/process.h.
 #pragma once
 
 #include <map>
@@ -9,7 +10,7 @@
 namespace kiln::compiler {
 
 struct ProcessResult {
-  bool started = false;
+  bool started = false;  // false: it never ran; error says why (exit_code 127 if exec failed)
   bool timed_out = false;
   int exit_code = -1;  // valid when exited normally
   int signal = 0;      // nonzero when killed by a signal

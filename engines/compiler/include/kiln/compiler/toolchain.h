@@ -1,5 +1,7 @@
-// The CUDA toolkit kiln compiles with: where nvcc is, and which nvcc it is (the version is
-// part of every compile cache key, so a toolkit upgrade never serves stale results).
+// The compilers kiln builds with and where they are: nvcc (which runs ptxas) under the CUDA
+// root, the host C++ compiler for a task's CPU reference, and the folder holding kiln/abi.h,
+// which kernels and references include. nvcc's version is part of every compile cache key, so
+// a toolkit upgrade never serves stale results.
 #pragma once
 
 #include <filesystem>
@@ -10,15 +12,24 @@
 namespace kiln::compiler {
 
 struct Toolchain {
-  std::filesystem::path cuda_root;  // /usr/local/cuda
-  std::filesystem::path nvcc;       // cuda_root/bin/nvcc unless KILN_NVCC says otherwise
-  std::string nvcc_version;         // "Cuda compilation tools, release 13.0, V13.0.88 ..."; empty
-                                    // until probe_toolchain has run nvcc --version
+  std::filesystem::path cuda_root = "/usr/local/cuda";
+  std::filesystem::path nvcc;         // empty: cuda_root/bin/nvcc (see nvcc_path)
+  std::string cxx = "g++";            // builds CPU references
+  std::filesystem::path abi_include;  // the folder holding kiln/abi.h; empty: not found
+  std::string nvcc_version;           // "Cuda compilation tools, release 13.0, V13.0.88 ..."; empty
+                                      // until probe_toolchain has run nvcc --version
+
+  std::filesystem::path nvcc_path() const {
+    return nvcc.empty() ? cuda_root / "bin" / "nvcc" : nvcc;
+  }
 };
 
-// KILN_CUDA_ROOT, else the toolkit kiln was built against; KILN_NVCC overrides the nvcc path.
-// Starts no process.
-Toolchain toolchain_from_environment();
+// The toolchain the environment names; starts no process. cuda_root: KILN_CUDA_ROOT, else the
+// toolkit kiln was built against. nvcc: KILN_NVCC, else cuda_root/bin/nvcc. cxx: KILN_CXX, else
+// g++. abi_include: the first of KILN_ABI_INCLUDE, `executable`'s ../include and include/ (an
+// installed kiln), and the source tree's tasks/include that holds kiln/abi.h; an empty
+// `executable` skips the two beside it.
+Toolchain toolchain_from_environment(const std::filesystem::path& executable = {});
 
 // toolchain_from_environment() with nvcc_version filled by running `nvcc --version`; an error
 // that says how to point kiln at a toolkit when nvcc is missing or does not run.

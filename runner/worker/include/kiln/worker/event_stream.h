@@ -1,5 +1,5 @@
 // The worker's stdout: one JSON event per line, flushed as it happens; the last line
-// is the result (runner/PROTOCOL.md, "Worker contract").
+// is the result (runner/protocol/PROTOCOL.md, "Worker contract").
 #pragma once
 
 #include <mutex>

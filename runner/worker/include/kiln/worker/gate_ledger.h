@@ -11,7 +11,7 @@
 
 namespace kiln::worker {
 
-// The gate names of runner/PROTOCOL.md, in the order they are reported.
+// The gate names of runner/protocol/PROTOCOL.md, in the order they are reported.
 namespace gate {
 inline constexpr const char* kBannedSymbols = "banned_symbols";
 inline constexpr const char* kPoisonedOutputs = "poisoned_outputs";

@@ -1,4 +1,6 @@
-// job.json, as the runner server writes it for one worker (runner/PROTOCOL.md).
+// job.json, as the runner server writes it for one worker (runner/protocol/PROTOCOL.md). The
+// kinds, limits and their bounds, sanitize tools and field names are the protocol's
+// (kiln_runner_protocol), the ones the server checked the client's request against.
 #pragma once
 
 #include <cstdint>
@@ -7,20 +9,18 @@
 #include <vector>
 
 #include "kiln/base/result.h"
+#include "kiln/runner/protocol/job_kind.h"
+#include "kiln/runner/protocol/job_limits.h"
 
 namespace kiln::worker {
 
-enum class JobKind { kVerify, kBenchmark, kProfile, kSanitize };
+using runner::protocol::JobKind;
+using runner::protocol::JobLimits;
+using runner::protocol::kind_name;
+using runner::protocol::parse_kind;
 
-const char* job_kind_name(JobKind kind);
-
-struct JobLimits {
-  double job_seconds = 600;
-  int64_t min_samples = 10;
-  int64_t max_samples = 200;
-  double target_rel_noise = 0.005;
-  double sample_time_cap_seconds = 20;  // sampling time per workload
-};
+// The kind's wire name as a C string ("benchmark").
+inline const char* job_kind_name(JobKind kind) { return kind_name(kind).data(); }
 
 struct JobSpec {
   std::string id;
@@ -35,7 +35,8 @@ struct JobSpec {
   std::vector<std::string> sanitize_tools;  // kind=sanitize
   std::string sanitize_workload;            // optional (extension): default the smallest workload
 
-  // Parses and checks the document; errors name the field ("limits.min_samples: must be >= 1").
+  // Parses and checks the document; errors name the field
+  // ("job.json: limits.min_samples: must be an integer between 1 and 100000, got 0").
   static Result<JobSpec> parse(const std::string& text);
   static Result<JobSpec> load(const std::filesystem::path& path);
 };

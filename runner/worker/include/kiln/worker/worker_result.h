@@ -1,4 +1,4 @@
-// The RESULT object of runner/PROTOCOL.md, assembled piece by piece as the job runs.
+// The RESULT object of runner/protocol/PROTOCOL.md, assembled piece by piece as the job runs.
 #pragma once
 
 #include <cstdint>

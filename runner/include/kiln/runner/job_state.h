@@ -1,25 +1,25 @@
-// The vocabulary of runner jobs (runner/PROTOCOL.md): what a job does, where it is.
+// The states of a runner job on the server (runner/protocol/PROTOCOL.md).
+// JobKind and its names are the protocol's (kiln/runner/protocol/job_kind.h), shared with the
+// worker; the states are the server's own.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "kiln/runner/protocol/job_kind.h"
+
 namespace kiln::runner {
 
-enum class JobKind { kVerify, kBenchmark, kProfile, kSanitize };
+using protocol::JobKind;
+using protocol::kind_name;
+using protocol::parse_kind;
 
 // A job is queued, then running, then finished (with a RESULT, whatever its status) or
 // cancelled (by DELETE, or because the server stopped).
 enum class JobState { kQueued, kRunning, kFinished, kCancelled };
 
-std::string_view kind_name(JobKind kind);
-std::optional<JobKind> parse_kind(std::string_view name);
 std::string_view state_name(JobState state);
 bool is_final(JobState state);
-
-// Worker stages in the order a job passes them; "start" is the server's name for
-// "no stage event seen yet".
-bool is_known_stage(std::string_view stage);
 
 }  // namespace kiln::runner

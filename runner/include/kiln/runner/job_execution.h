@@ -1,6 +1,7 @@
 // Runs one job's worker to its end and turns whatever happened into a RESULT: the
 // worker's own (checked by check_result), or an error result that names the stage it
-// reached and why it ended (timeout, cancelled, crash, exit code, bad output).
+// reached and why it ended (timeout, cancelled, crash, exit code, bad output). The server's
+// half of a job; the worker's half is kiln-worker's drive_job (kiln/worker/job_driver.h).
 #pragma once
 
 #include <atomic>
@@ -23,13 +24,13 @@ struct JobLaunch {
 };
 
 struct JobOutcome {
-  nlohmann::json result;   // RESULT (runner/PROTOCOL.md)
+  nlohmann::json result;   // RESULT (runner/protocol/PROTOCOL.md)
   bool cancelled = false;  // ended by cancel, not by itself
   std::string last_stage;
 };
 
 // Events (stage, progress, log) reach `on_event` as the worker reports them.
-JobOutcome run_job(const JobLaunch& launch, const std::atomic<bool>& cancel,
-                   const std::function<void(nlohmann::json event)>& on_event);
+JobOutcome execute_job(const JobLaunch& launch, const std::atomic<bool>& cancel,
+                       const std::function<void(nlohmann::json event)>& on_event);
 
 }  // namespace kiln::runner

@@ -1,4 +1,4 @@
-#include "kiln/runner/job_runner.h"
+#include "kiln/runner/job_execution.h"
 
 #include <spdlog/spdlog.h>
 
@@ -31,8 +31,8 @@ std::string seconds_text(double seconds) {
 
 }  // namespace
 
-JobOutcome run_job(const JobLaunch& launch, const std::atomic<bool>& cancel,
-                   const std::function<void(json event)>& on_event) {
+JobOutcome execute_job(const JobLaunch& launch, const std::atomic<bool>& cancel,
+                       const std::function<void(json event)>& on_event) {
   const auto started = Clock::now();
   auto stage_started = started;
   std::string stage = "start";

@@ -1,4 +1,4 @@
-#include "memory_ops.h"
+#include "device_memory.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,7 +1,8 @@
-// Copies and fills between host memory and simulated device memory, with the checks and error
-// codes of the real runtime. Device pointers are simulated addresses (runtime_state.h); the
-// copy kind cudaMemcpyDefault is resolved by looking the pointers up among the allocations.
-// The caller holds the state's mutex.
+// Simulated device memory as the runtime API sees it: allocation and free, copies and fills
+// between host memory and device memory, and the device range of a __device__ or __constant__
+// variable, with the checks and error codes of the real runtime. Device pointers are simulated
+// addresses (runtime_state.h); the copy kind cudaMemcpyDefault is resolved by looking the
+// pointers up among the allocations. The caller holds the state's mutex.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,0 +1,29 @@
+// Small string helpers that several libraries wrote for themselves. Whitespace means the ASCII
+// whitespace of std::isspace in the "C" locale: space, \t, \n, \v, \f, \r.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace kiln {
+
+// `text` without leading and trailing whitespace (a view into `text`).
+std::string_view trim(std::string_view text);
+// `text` without trailing whitespace (a view into `text`).
+std::string_view trim_end(std::string_view text);
+
+// The items with `separator` between each two: join({"a", "b"}, ", ") == "a, b". Takes any
+// range of things a std::string can append (std::string, std::string_view, const char*).
+template <typename Strings>
+std::string join(const Strings& items, std::string_view separator) {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += separator;
+    out += item;
+    first = false;
+  }
+  return out;
+}
+
+}  // namespace kiln

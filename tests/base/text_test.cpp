@@ -1,0 +1,58 @@
+// text.h: trim, trim_end and join.
+#include "kiln/base/text.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+TEST(Trim, DropsLeadingAndTrailingWhitespace) {
+  EXPECT_EQ(trim("  a b \t"), "a b");
+  EXPECT_EQ(trim("\r\n\v\fx\n"), "x");
+  EXPECT_EQ(trim("x"), "x");
+}
+
+TEST(Trim, KeepsInnerWhitespace) { EXPECT_EQ(trim(" a \n b "), "a \n b"); }
+
+TEST(Trim, AllWhitespaceOrEmptyIsEmpty) {
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim(" \t\r\n"), "");
+}
+
+TEST(Trim, ReturnsAViewIntoItsArgument) {
+  const std::string text = "  word  ";
+  const std::string_view trimmed = trim(text);
+  EXPECT_EQ(trimmed.data(), text.data() + 2);
+  EXPECT_EQ(trimmed.size(), 4u);
+}
+
+TEST(Trim, LeavesNonAsciiBytesAlone) { EXPECT_EQ(trim("\xc2\xa0x\xc2\xa0"), "\xc2\xa0x\xc2\xa0"); }
+
+TEST(TrimEnd, DropsOnlyTrailingWhitespace) {
+  EXPECT_EQ(trim_end("  secret \r\n"), "  secret");
+  EXPECT_EQ(trim_end("\n\t "), "");
+  EXPECT_EQ(trim_end(""), "");
+  EXPECT_EQ(trim_end("x"), "x");
+}
+
+TEST(Join, PutsTheSeparatorBetweenEachTwo) {
+  EXPECT_EQ(join(std::vector<std::string>{"a", "b", "c"}, ", "), "a, b, c");
+  EXPECT_EQ(join(std::vector<std::string>{"only"}, ", "), "only");
+  EXPECT_EQ(join(std::vector<std::string>{}, ", "), "");
+}
+
+TEST(Join, KeepsEmptyItems) { EXPECT_EQ(join(std::vector<std::string>{"", "a", ""}, ","), ",a,"); }
+
+TEST(Join, TakesAnyRangeOfStrings) {
+  EXPECT_EQ(join(std::set<std::string>{"b", "a"}, "/"), "a/b");
+  EXPECT_EQ(join(std::array<const char*, 2>{"x", "y"}, ""), "xy");
+  EXPECT_EQ(join(std::vector<std::string_view>{"p", "q"}, " "), "p q");
+}
+
+}  // namespace
+}  // namespace kiln
