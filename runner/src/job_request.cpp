@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kiln/runner/protocol/job_fields.h"
+#include "kiln/runner/protocol/limits_reader.h"
 #include "kiln/runner/protocol/sanitize_tools.h"
 
 namespace kiln::runner {
@@ -74,30 +75,11 @@ void read_candidate(const JsonField& candidate, JobRequest& request) {
   request.candidate_sha256 = sha256_field(candidate.at(field::kSha256));
 }
 
+// The client's limits, within the protocol's bounds; job_seconds never above this server's.
 void read_limits(const JsonField& limits, double max_job_seconds, JobLimits& out) {
-  limits.allow_only({limit::kJobSeconds, limit::kMinSamples, limit::kMaxSamples,
-                     limit::kTargetRelNoise, limit::kSampleTimeCapSeconds});
   out.job_seconds = max_job_seconds;
-  if (auto value = limits.find(limit::kJobSeconds))
-    out.job_seconds = std::min(
-        max_job_seconds,
-        value->number_above(protocol::kJobSecondsBound.above, protocol::kJobSecondsBound.at_most));
-  if (auto value = limits.find(limit::kMinSamples))
-    out.min_samples =
-        value->integer_between(protocol::kMinSamplesBound.min, protocol::kMinSamplesBound.max);
-  if (auto value = limits.find(limit::kMaxSamples))
-    out.max_samples =
-        value->integer_between(protocol::kMaxSamplesBound.min, protocol::kMaxSamplesBound.max);
-  if (out.max_samples < out.min_samples)
-    throw JsonFieldError{limits.path() + "." + std::string(limit::kMaxSamples),
-                         "is below limits.min_samples (" + std::to_string(out.min_samples) +
-                             "); raise it or lower min_samples"};
-  if (auto value = limits.find(limit::kTargetRelNoise))
-    out.target_rel_noise = value->number_above(protocol::kTargetRelNoiseBound.above,
-                                               protocol::kTargetRelNoiseBound.at_most);
-  if (auto value = limits.find(limit::kSampleTimeCapSeconds))
-    out.sample_time_cap_seconds = value->number_above(protocol::kSampleTimeCapBound.above,
-                                                      protocol::kSampleTimeCapBound.at_most);
+  protocol::read_limits(limits, out);
+  out.job_seconds = std::min(out.job_seconds, max_job_seconds);
 }
 
 void read_profile(const JsonField& body, JobRequest& request) {

@@ -6,6 +6,7 @@
 #include "kiln/base/file.h"
 #include "kiln/base/json_field.h"
 #include "kiln/runner/protocol/job_fields.h"
+#include "kiln/runner/protocol/limits_reader.h"
 #include "kiln/runner/protocol/sanitize_tools.h"
 
 namespace kiln::worker {
@@ -42,29 +43,6 @@ uint64_t read_seed(const JsonField& job) {
   }
 }
 
-// The bounds are the ones the server checked the client's limits against.
-void read_limits(const JsonField& limits, JobLimits& out) {
-  if (auto value = limits.find(limit::kJobSeconds))
-    out.job_seconds =
-        value->number_above(protocol::kJobSecondsBound.above, protocol::kJobSecondsBound.at_most);
-  if (auto value = limits.find(limit::kMinSamples))
-    out.min_samples =
-        value->integer_between(protocol::kMinSamplesBound.min, protocol::kMinSamplesBound.max);
-  if (auto value = limits.find(limit::kMaxSamples))
-    out.max_samples =
-        value->integer_between(protocol::kMaxSamplesBound.min, protocol::kMaxSamplesBound.max);
-  if (auto value = limits.find(limit::kTargetRelNoise))
-    out.target_rel_noise = value->number_above(protocol::kTargetRelNoiseBound.above,
-                                               protocol::kTargetRelNoiseBound.at_most);
-  if (auto value = limits.find(limit::kSampleTimeCapSeconds))
-    out.sample_time_cap_seconds = value->number_above(protocol::kSampleTimeCapBound.above,
-                                                      protocol::kSampleTimeCapBound.at_most);
-  if (out.max_samples < out.min_samples) {
-    throw JsonFieldError{limits.path() + "." + std::string(limit::kMaxSamples),
-                         "must be >= limits.min_samples (" + std::to_string(out.min_samples) + ")"};
-  }
-}
-
 void read_sanitize(const JsonField& sanitize, JobSpec& spec) {
   if (auto tools = sanitize.find(field::kTools)) {
     spec.sanitize_tools = tools->distinct_string_list(protocol::kSanitizeTools.size());
@@ -95,7 +73,7 @@ JobSpec read_spec(const JsonField& job) {
   if (auto workloads = job.find(field::kWorkloads))
     spec.workloads = workloads->distinct_string_list(protocol::kMaxJobWorkloads);
   spec.seed = read_seed(job);
-  if (auto limits = job.find(field::kLimits)) read_limits(*limits, spec.limits);
+  if (auto limits = job.find(field::kLimits)) protocol::read_limits(*limits, spec.limits);
   if (auto profile = job.find(field::kProfile))
     spec.profile_workload = optional_string(*profile, field::kWorkload);
   if (auto sanitize = job.find(field::kSanitize)) read_sanitize(*sanitize, spec);
