@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh >/dev/null
+# Only what the session needs, with ninja's [done/total] progress on stderr, so a first build on
+# a small machine is visibly moving.
+echo "kiln: building the kiln binary (a first build takes minutes; progress below)" >&2
+scripts/build.sh kiln >&2
 kiln=build/bin/kiln
 
 session() {
