@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <span>
+#include <string_view>
+
+#include "kiln/runner/protocol/gates.h"
 
 namespace kiln::runner {
 
@@ -119,17 +123,49 @@ RowsSeen check_workloads(const json& result, const ResultExpectations& expect, b
   return out;
 }
 
-void check_gates(const json& result, bool& all_passed) {
-  all_passed = true;
-  if (!result.contains("gates")) return;
+// What the gates list says: whether any gate failed, and which gates passed. A gate's `state`
+// (passed, failed, not_run) must agree with its `passed`; a gate that did not run is not a
+// failure, but it never counts as passed.
+struct GatesSeen {
+  bool any_failed = false;
+  std::set<std::string> passed;
+};
+
+GatesSeen check_gates(const json& result) {
+  GatesSeen out;
+  if (!result.contains("gates")) return out;
   const json& gates = result["gates"];
   if (!gates.is_array()) invalid("result.gates is not an array");
+  std::set<std::string> names;
   for (size_t i = 0; i < gates.size(); ++i) {
     const std::string where = "result.gates[" + std::to_string(i) + "]";
     if (!gates[i].is_object()) invalid(where + " is not an object");
-    string_member(gates[i], where, "name");
-    if (!bool_member(gates[i], where, "passed")) all_passed = false;
+    const std::string name = string_member(gates[i], where, "name");
+    if (!names.insert(name).second) invalid(where + ".name '" + name + "' appears twice");
+    const bool passed = bool_member(gates[i], where, "passed");
+    std::string state = passed ? "passed" : "failed";
+    if (gates[i].contains("state")) {
+      state = string_member(gates[i], where, "state");
+      if (!protocol::is_gate_state(state))
+        invalid(where + ".state '" + state + "' is not passed, failed or not_run");
+      if ((state == protocol::gate_state::kPassed) != passed)
+        invalid(where + ".state '" + state + "' disagrees with passed");
+    }
+    if (state == protocol::gate_state::kFailed) out.any_failed = true;
+    if (state == protocol::gate_state::kPassed) out.passed.insert(name);
   }
+  return out;
+}
+
+// A score needs every gate of the job kind's fixed set (runner/protocol/gates.h), passed.
+void check_scored_gates(const GatesSeen& gates, JobKind kind) {
+  const auto required = kind == JobKind::kBenchmark
+                            ? std::span<const std::string_view>(protocol::kBenchmarkGates)
+                            : std::span<const std::string_view>(protocol::kVerifyGates);
+  for (std::string_view gate : required)
+    if (gates.passed.count(std::string(gate)) == 0)
+      invalid("result.summary.scored is true but gate " + std::string(gate) +
+              " is missing or did not pass; a scored result carries every gate passed");
 }
 
 void check_summary(const json& result, const ResultExpectations& expect, const std::string& status,
@@ -206,8 +242,8 @@ void check(const json& result, const ResultExpectations& expect) {
             ")");
   if (status == "error") return;
 
-  bool gates_passed = true;
-  check_gates(result, gates_passed);
+  const GatesSeen gates = check_gates(result);
+  const bool gates_passed = !gates.any_failed;
   if (status == "passed" && !gates_passed) invalid("result.status is passed but a gate failed");
 
   switch (expect.kind) {
@@ -221,6 +257,7 @@ void check(const json& result, const ResultExpectations& expect) {
       if (status == "failed" && gates_passed && rows.passed == rows_total && rows.all_requested)
         invalid("result.status is failed but every gate and workload passed");
       check_summary(result, expect, status, rows, timed);
+      if (result.at("summary").value("scored", false)) check_scored_gates(gates, expect.kind);
       break;
     }
     case JobKind::kProfile:

@@ -18,6 +18,9 @@
 //   lie_status       status passed with a failed workload
 //   events N         N progress events, then a passing result
 //   after_result     a log event after the result line
+//   no_cupti         as pass, but the activity record could not be kept: activity_record and
+//                    hidden_stream_work not run, so the result is passed but unscored
+//   lie_scored       claims a score while clock_monitoring did not run
 //   sanitize_findings  (sanitize jobs) every tool reports one finding on kernel.cu:7
 // It writes its pid to JOB_DIR/fake_worker.pid and, when KILN_FAKE_WORKER_LOG names a
 // file, appends "start|end JOB GPU STEADY_NS" lines to it (for ordering tests).
@@ -37,6 +40,7 @@
 
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
+#include "kiln/runner/protocol/gates.h"
 #include "kiln/tasks/task.h"
 
 namespace {
@@ -79,6 +83,29 @@ json timing(double median) {
 }
 
 }  // namespace
+
+// The gates a real worker reports for this kind (runner/protocol/gates.h), all passed.
+json every_gate_passed(const std::string& kind) {
+  namespace protocol = kiln::runner::protocol;
+  json gates = json::array();
+  if (kind == "verify")
+    for (auto name : protocol::kVerifyGates)
+      gates.push_back({{"name", name}, {"state", "passed"}, {"passed", true}, {"detail", "fake"}});
+  if (kind == "benchmark")
+    for (auto name : protocol::kBenchmarkGates)
+      gates.push_back({{"name", name}, {"state", "passed"}, {"passed", true}, {"detail", "fake"}});
+  return gates;
+}
+
+void set_gate(json& result, std::string_view name, const std::string& state,
+              const std::string& detail) {
+  for (auto& gate : result["gates"])
+    if (gate["name"] == name) {
+      gate["state"] = state;
+      gate["passed"] = state == "passed";
+      gate["detail"] = detail;
+    }
+}
 
 int main(int argc, char** argv) {
   std::string job_path;
@@ -135,10 +162,7 @@ int main(int argc, char** argv) {
         {"index", gpu},
         {"sm_clock_mhz", {{"min", 1700}, {"median", 1980}, {"max", 1980}}}}},
       {"build", {{"seconds", 0.1}, {"log", "fake nvcc: ok"}, {"registers", 32}, {"spills", 0}}},
-      {"gates",
-       json::array(
-           {{{"name", "poisoned_outputs"}, {"passed", true}, {"detail", "two NaN patterns"}},
-            {{"name", "correctness"}, {"passed", true}, {"detail", ""}}})}};
+      {"gates", every_gate_passed(job.value("kind", "benchmark"))}};
 
   stage("build");
   if (mode == "build_error") {
@@ -281,8 +305,20 @@ int main(int argc, char** argv) {
       result["status"] = "failed";
       result["stage"] = "verify";
       result["error"] = "workload " + workloads[0] + ": 17 elements outside atol + rtol*|ref|";
-      result["gates"][1]["passed"] = false;
+      set_gate(result, kiln::runner::protocol::gate::kCorrectness, "failed",
+               "17 elements outside atol + rtol*|ref|");
     }
+    if (mode == "no_cupti") {
+      for (auto gate : {kiln::runner::protocol::gate::kActivityRecord,
+                        kiln::runner::protocol::gate::kHiddenStreamWork})
+        set_gate(result, gate, "not_run", "not run: CUPTI unavailable (fake)");
+      result["summary"]["scored"] = false;
+      result["summary"]["geomean_speedup"] = nullptr;
+      result["summary"]["unscored_gates"] = {"activity_record: not run: CUPTI unavailable (fake)"};
+    }
+    if (mode == "lie_scored")
+      set_gate(result, kiln::runner::protocol::gate::kClockMonitoring, "not_run",
+               "not run: NVML is unavailable");
   }
   if (mode == "lie_task") result["task"]["sha256"] = std::string(64, '0');
   stage("done");

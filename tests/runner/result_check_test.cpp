@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 
 #include <cmath>
+#include <stdexcept>
+
+#include "kiln/runner/protocol/gates.h"
 
 namespace kiln::runner {
 namespace {
@@ -38,12 +41,26 @@ json row(const std::string& name, double median, double speedup = 1.25) {
           {"pct_of_peak", 10.0}};
 }
 
+// Every gate a scored benchmark must carry (runner/protocol/gates.h), passed.
+json every_gate_passed() {
+  json gates = json::array();
+  for (auto name : protocol::kBenchmarkGates)
+    gates.push_back({{"name", name}, {"state", "passed"}, {"passed", true}});
+  return gates;
+}
+
+json& gate_named(json& result, std::string_view name) {
+  for (auto& gate : result["gates"])
+    if (gate["name"] == name) return gate;
+  throw std::out_of_range("no gate " + std::string(name));
+}
+
 json passing() {
   return {{"status", "passed"},
           {"stage", "done"},
           {"task", {{"name", "gemm"}, {"sha256", kTask}}},
           {"candidate_sha256", kCandidate},
-          {"gates", json::array({{{"name", "determinism"}, {"passed", true}}})},
+          {"gates", every_gate_passed()},
           {"workloads", json::array({row("a", 10), row("b", 20)})},
           {"summary", {{"passed", 2}, {"total", 2}, {"scored", true}, {"geomean_speedup", 1.25}}}};
 }
@@ -53,6 +70,44 @@ std::string problem(const json& result, const ResultExpectations& e = expectatio
 }
 
 TEST(ResultCheck, AcceptsAConsistentResult) { EXPECT_EQ(problem(passing()), ""); }
+
+TEST(ResultCheck, RefusesAScoreWhenAGateIsMissing) {
+  for (auto name : protocol::kBenchmarkGates) {
+    json r = passing();
+    auto& gates = r["gates"];
+    for (size_t i = 0; i < gates.size(); ++i)
+      if (gates[i]["name"] == name) gates.erase(i);
+    EXPECT_THAT(problem(r), HasSubstr("gate " + std::string(name) + " is missing")) << name;
+  }
+}
+
+TEST(ResultCheck, RefusesAScoreWhenAGateDidNotRun) {
+  json r = passing();
+  gate_named(r, protocol::gate::kClockMonitoring) = {
+      {"name", "clock_monitoring"}, {"state", "not_run"}, {"passed", false}, {"detail", "no NVML"}};
+  EXPECT_THAT(problem(r), HasSubstr("gate clock_monitoring is missing or did not pass"));
+}
+
+TEST(ResultCheck, AcceptsAnUnscoredPassWhoseGateDidNotRun) {
+  json r = passing();
+  gate_named(r, protocol::gate::kActivityRecord) = {
+      {"name", "activity_record"}, {"state", "not_run"}, {"passed", false}, {"detail", "no CUPTI"}};
+  r["summary"]["scored"] = false;
+  r["summary"]["geomean_speedup"] = nullptr;
+  EXPECT_EQ(problem(r), "");
+}
+
+TEST(ResultCheck, RefusesAGateListedTwiceOrWithAStateThatDisagrees) {
+  json twice = passing();
+  twice["gates"].push_back(twice["gates"][0]);
+  EXPECT_THAT(problem(twice), HasSubstr("appears twice"));
+  json disagree = passing();
+  gate_named(disagree, protocol::gate::kCorrectness)["state"] = "not_run";
+  EXPECT_THAT(problem(disagree), HasSubstr("disagrees with passed"));
+  json unknown = passing();
+  gate_named(unknown, protocol::gate::kCorrectness)["state"] = "skipped";
+  EXPECT_THAT(problem(unknown), HasSubstr("is not passed, failed or not_run"));
+}
 
 TEST(ResultCheck, RefusesAResultForAnotherJob) {
   json r = passing();
@@ -108,6 +163,9 @@ TEST(ResultCheck, RefusesASummaryTheRowsContradict) {
 TEST(ResultCheck, RefusesAPassWithAFailedGateOrWorkload) {
   json r = passing();
   r["gates"][0]["passed"] = false;
+  r["gates"][0]["state"] = "failed";
+  EXPECT_THAT(problem(r), HasSubstr("gate failed"));
+  r["gates"][0].erase("state");  // a worker of before states, passed: false alone is a failure
   EXPECT_THAT(problem(r), HasSubstr("gate failed"));
   r = passing();
   r["workloads"][1] = {{"name", "b"}, {"passed", false}};

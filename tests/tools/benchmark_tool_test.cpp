@@ -56,7 +56,7 @@ TEST_F(BenchmarkToolTest, TextIsACompactTableWithTheSummary) {
   EXPECT_THAT(result.text, HasSubstr("4096x4096x4096"));
   EXPECT_THAT(result.text, HasSubstr("median_us"));
   EXPECT_THAT(result.text, HasSubstr("1.100x"));
-  EXPECT_THAT(result.text, HasSubstr("gates: 2/2 passed"));
+  EXPECT_THAT(result.text, HasSubstr("gates: 11/11 passed"));
   EXPECT_THAT(result.text, HasSubstr("record_candidate"));
 }
 
@@ -101,6 +101,31 @@ TEST_F(BenchmarkToolTest, ASubsetOfWorkloadsIsNotScored) {
   EXPECT_EQ(result.structured["summary"]["scored"], false);
   EXPECT_THAT(result.text, HasSubstr("not scored"));
   EXPECT_THAT(result.text, HasSubstr("without `workloads`"));
+}
+
+TEST_F(BenchmarkToolTest, AGateThatCouldNotRunIsShownAndLeavesTheResultUnscored) {
+  start();
+  auto result = call("benchmark", {{"source", fake_source("no_cupti")}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(result.structured["status"], "passed");
+  EXPECT_EQ(result.structured["summary"]["scored"], false);
+  EXPECT_THAT(result.text, HasSubstr("not scored"));
+  EXPECT_THAT(result.text, HasSubstr("gates: 9/11 passed, 2 not run"));
+  EXPECT_THAT(result.text, HasSubstr("gate activity_record NOT RUN: not run: CUPTI unavailable"));
+  EXPECT_THAT(result.text, HasSubstr("gate hidden_stream_work NOT RUN"));
+  EXPECT_THAT(result.text, HasSubstr("not scored because a gate could not run"));
+  EXPECT_THAT(result.text, Not(HasSubstr("record_candidate")));
+  bool shown = false;
+  for (const auto& gate : result.structured["gates"])
+    if (gate["name"] == "activity_record") shown = gate["state"] == "not_run";
+  EXPECT_TRUE(shown) << result.structured.dump();
+}
+
+TEST_F(BenchmarkToolTest, AScoreClaimedWithoutEveryGateIsRefusedByTheRunner) {
+  start();
+  auto result = call("benchmark", {{"source", fake_source("lie_scored")}});
+  EXPECT_TRUE(result.is_error);
+  EXPECT_THAT(result.text, HasSubstr("clock_monitoring"));
 }
 
 TEST_F(BenchmarkToolTest, WorkerCrashIsAnErrorNamingTheSignal) {

@@ -45,5 +45,46 @@ TEST(GateLedger, NotesRideOnPassingGates) {
   EXPECT_NE(j[0]["detail"].get<std::string>().find("within tolerance"), std::string::npos);
 }
 
+TEST(GateLedger, AGateThatCouldNotRunNeverPassesAndSaysWhy) {
+  GateLedger ledger;
+  ledger.not_run(gate::kHiddenStreamWork, "CUPTI unavailable");
+  ledger.pass(gate::kHiddenStreamWork);  // a later pass does not make it checked
+  ledger.not_run(gate::kHiddenStreamWork, "a second reason");
+  const std::string_view required[] = {gate::kHiddenStreamWork};
+  EXPECT_FALSE(ledger.all_passed(required));
+  EXPECT_FALSE(ledger.any_failed());
+  const nlohmann::json j = ledger.to_json(required);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["state"], "not_run");
+  EXPECT_FALSE(j[0]["passed"]);
+  EXPECT_EQ(j[0]["detail"], "not run: CUPTI unavailable");
+  ASSERT_EQ(ledger.not_passed(required).size(), 1u);
+  EXPECT_EQ(ledger.not_passed(required)[0], "hidden_stream_work: not run: CUPTI unavailable");
+}
+
+TEST(GateLedger, AFailureWinsOverNotRun) {
+  GateLedger ledger;
+  ledger.not_run(gate::kActivityRecord, "dropped records");
+  ledger.fail(gate::kActivityRecord, "", "a forged record");
+  const nlohmann::json j = ledger.to_json();
+  EXPECT_EQ(j[0]["state"], "failed");
+}
+
+TEST(GateLedger, ListsEveryRequiredGateEvenWhenNeverReached) {
+  GateLedger ledger;
+  ledger.pass(gate::kBannedSymbols);
+  const auto required = required_gates("benchmark");
+  const nlohmann::json j = ledger.to_json(required);
+  ASSERT_EQ(j.size(), required.size());
+  EXPECT_EQ(j[0]["name"], "banned_symbols");
+  EXPECT_EQ(j[0]["state"], "passed");
+  for (size_t i = 1; i < j.size(); ++i) {
+    EXPECT_EQ(j[i]["state"], "not_run") << j[i]["name"];
+    EXPECT_NE(j[i]["detail"].get<std::string>().find("ended before"), std::string::npos);
+  }
+  EXPECT_TRUE(required_gates("profile").empty());
+  EXPECT_EQ(required_gates("verify").size() + 1, required.size());
+}
+
 }  // namespace
 }  // namespace kiln::worker

@@ -34,6 +34,11 @@ WorkerResult base(const std::string& kind) {
   return r;
 }
 
+// A job in which every gate of its kind ran and passed.
+void pass_every_gate(WorkerResult& r) {
+  for (auto name : required_gates(r.kind)) r.gates.pass(name);
+}
+
 WorkloadResult timed_row(const std::string& name, double candidate_us, double baseline_us) {
   WorkloadResult w;
   w.name = name;
@@ -51,6 +56,7 @@ WorkloadResult timed_row(const std::string& name, double candidate_us, double ba
 
 TEST(WorkerResult, APassedBenchmarkIsScoredAndValid) {
   WorkerResult r = base("benchmark");
+  pass_every_gate(r);
   r.status = "passed";
   r.stage = "done";
   r.workloads = {timed_row("a", 2000, 1000), timed_row("b", 1000, 2000)};
@@ -90,9 +96,49 @@ TEST(WorkerResult, AFailedGateMakesAValidFailedResult) {
   r.workloads = {a, b};
   const nlohmann::json j = r.to_json();
   EXPECT_FALSE(j["summary"]["scored"]);
-  EXPECT_EQ(j["gates"].size(), 3u);
+  // Every gate of a verify job is listed, each with its state.
+  ASSERT_EQ(j["gates"].size(), runner::protocol::kVerifyGates.size());
+  for (const auto& gate : j["gates"]) {
+    const std::string name = gate["name"];
+    const std::string expected =
+        name == "guard_bands"
+            ? "failed"
+            : (name == "banned_symbols" || name == "correctness" ? "passed" : "not_run");
+    EXPECT_EQ(gate["state"], expected) << name;
+  }
   const auto problem = runner::check_result(j, expectations(runner::JobKind::kVerify));
   EXPECT_FALSE(problem.has_value()) << *problem;
+}
+
+TEST(WorkerResult, AGateThatCouldNotRunLeavesAPassingBenchmarkUnscoredAndSaysWhy) {
+  WorkerResult r = base("benchmark");
+  pass_every_gate(r);
+  r.gates.not_run(gate::kClockMonitoring, "NVML is unavailable");
+  r.status = "passed";
+  r.stage = "done";
+  r.workloads = {timed_row("a", 2000, 1000), timed_row("b", 1000, 2000)};
+  const nlohmann::json j = r.to_json();
+  EXPECT_FALSE(j["summary"]["scored"]);
+  ASSERT_EQ(j["summary"]["unscored_gates"].size(), 1u);
+  EXPECT_EQ(j["summary"]["unscored_gates"][0], "clock_monitoring: not run: NVML is unavailable");
+  const auto problem = runner::check_result(j, expectations(runner::JobKind::kBenchmark));
+  EXPECT_FALSE(problem.has_value()) << *problem;
+}
+
+TEST(WorkerResult, ABenchmarkMissingAnyGateIsNeverScored) {
+  for (auto skipped : runner::protocol::kBenchmarkGates) {
+    WorkerResult r = base("benchmark");
+    r.gates = GateLedger();
+    for (auto name : runner::protocol::kBenchmarkGates)
+      if (name != skipped) r.gates.pass(name);
+    r.status = "passed";
+    r.stage = "done";
+    r.workloads = {timed_row("a", 2000, 1000), timed_row("b", 1000, 2000)};
+    const nlohmann::json j = r.to_json();
+    EXPECT_FALSE(j["summary"]["scored"]) << skipped;
+    EXPECT_FALSE(runner::check_result(j, expectations(runner::JobKind::kBenchmark)).has_value())
+        << skipped;
+  }
 }
 
 TEST(WorkerResult, ABuildFailureIsValidWithNoRows) {

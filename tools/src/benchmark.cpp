@@ -101,17 +101,30 @@ std::string summary_text(const json& result, const std::string& result_id, const
   return out.str();
 }
 
+// Every gate with its state: "gates: 10/11 passed, 1 not run", then one line per gate that did
+// not pass (failed, or not run and why), so a result never reads as fully gated when it is not.
 std::string gates_text(const json& result) {
   if (!result.contains("gates") || !result["gates"].is_array() || result["gates"].empty())
     return "";
   std::ostringstream out;
-  size_t passed = 0;
-  for (const auto& gate : result["gates"]) passed += gate.value("passed", false) ? 1 : 0;
-  out << "gates: " << passed << "/" << result["gates"].size() << " passed\n";
-  for (const auto& gate : result["gates"])
-    if (!gate.value("passed", false))
-      out << "  gate " << gate.value("name", "?") << " FAILED"
-          << (gate.value("detail", "").empty() ? "" : ": " + gate.value("detail", "")) << "\n";
+  size_t passed = 0, failed = 0, not_run = 0;
+  std::ostringstream lines;
+  for (const auto& gate : result["gates"]) {
+    const bool ok = gate.value("passed", false);
+    const std::string state = gate.value("state", ok ? "passed" : "failed");
+    const std::string detail = gate.value("detail", "");
+    if (state == "passed") {
+      ++passed;
+      continue;
+    }
+    (state == "not_run" ? not_run : failed) += 1;
+    lines << "  gate " << gate.value("name", "?") << (state == "not_run" ? " NOT RUN" : " FAILED")
+          << (detail.empty() ? "" : ": " + detail) << "\n";
+  }
+  out << "gates: " << passed << "/" << result["gates"].size() << " passed";
+  if (failed > 0) out << ", " << failed << " failed";
+  if (not_run > 0) out << ", " << not_run << " not run (the result cannot be scored)";
+  out << "\n" << lines.str();
   return out.str();
 }
 
@@ -152,6 +165,13 @@ std::string next_step(const json& result, const std::string& result_id, bool sub
   const std::string status = result.value("status", "error");
   if (status == "passed" && result.value("summary", json::object()).value("scored", false))
     return "next: record_candidate with result_id " + result_id + " puts it on the frontier\n";
+  const json summary = result.value("summary", json::object());
+  if (status == "passed" && summary.contains("unscored_gates") &&
+      summary["unscored_gates"].is_array() && !summary["unscored_gates"].empty())
+    return "next: not scored because a gate could not run (" +
+           summary["unscored_gates"][0].get<std::string>() +
+           "); that is the GPU machine's instruments, not the candidate: fix them and benchmark "
+           "again\n";
   if (status == "passed" && subset)
     return "next: benchmark without `workloads` for a scored result\n";
   if (status == "failed")

@@ -67,10 +67,17 @@ nlohmann::json WorkerResult::summary() const {
   // The server checks these against the rows (runner/src/result_check.cpp): total is the
   // job's workload count; a score needs every workload of the task, timed and passed.
   const int total = job_workload_count;
+  // A score also needs every gate of the kind's fixed set passed: one that could not run
+  // (CUPTI or NVML missing) leaves the result unscored, and the summary says which and why.
+  const auto required = required_gates(kind);
   const bool all = kind == "benchmark" && status == "passed" && passed_count == total &&
-                   !gates.any_failed() && static_cast<int>(speedups.size()) == total &&
-                   total == task_workload_count;
+                   !gates.any_failed() && gates.all_passed(required) &&
+                   static_cast<int>(speedups.size()) == total && total == task_workload_count;
   nlohmann::json j = {{"passed", passed_count}, {"total", total}, {"ran", ran}, {"scored", all}};
+  if (kind == "benchmark" && status == "passed" && !all) {
+    const std::vector<std::string> gates_missing = gates.not_passed(required);
+    if (!gates_missing.empty()) j["unscored_gates"] = gates_missing;
+  }
   j["geomean_speedup"] = speedups.empty() ? nlohmann::json(nullptr)
                                           : nlohmann::json(SampleStatistics::geomean(speedups));
   return j;
@@ -90,7 +97,7 @@ nlohmann::json WorkerResult::to_json() const {
                   {"spills", build->ptxas.total_spill_bytes()},
                   {"kernels", build->ptxas.to_json()}};
   }
-  j["gates"] = gates.to_json();
+  j["gates"] = gates.to_json(required_gates(kind));
   nlohmann::json list = nlohmann::json::array();
   for (const auto& w : workloads) list.push_back(w.to_json());
   j["workloads"] = list;

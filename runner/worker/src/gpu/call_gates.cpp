@@ -60,7 +60,7 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   }
   job_.gates->pass(gate::kCudaErrors);
   if (report.status != KILN_OK) {
-    const char* gate_name =
+    const std::string_view gate_name =
         report.status == KILN_ERR_LAUNCH ? gate::kCudaErrors : gate::kCorrectness;
     fail(gate_name, where + "kiln_launch returned " + std::to_string(report.status) + " (" +
                         status_name(report.status) +

@@ -89,6 +89,13 @@ class JobDriver {
 
   void stage(const std::string& name) { events_.stage(name); }
   void note(const std::string& text) { result_.notes.push_back(text); }
+  // Without a complete activity record, hidden work cannot be seen and times come from CUDA
+  // events: both gates are not run, so the result is unscored and says why.
+  void activity_not_recorded(const std::string& why) {
+    note(why + ": times come from CUDA events; the result cannot be scored");
+    result_.gates.not_run(gate::kActivityRecord, why);
+    result_.gates.not_run(gate::kHiddenStreamWork, why + ", so work outside the stream is unseen");
+  }
   bool fatal() const { return job_.fatal; }
 
   // The task bundle, the candidate's hash and the workloads the job names (all by default).
@@ -251,8 +258,7 @@ bool JobDriver::load() {
 bool JobDriver::open_gpu() {
   // Before the first CUDA call, so CUPTI sees every kernel of the context (activity_recorder.h).
   if (const Status cupti = recorder_.start(); !cupti)
-    note("CUPTI unavailable (" + cupti.error().message +
-         "): times come from CUDA events and hidden_stream_work is not checked");
+    activity_not_recorded("CUPTI unavailable (" + cupti.error().message + ")");
   auto gpu = open_device(options_.gpu);
   if (!gpu) return end("error", gpu.error().message);
   if (nvml_.open(gpu->pci_bus_id, static_cast<unsigned>(options_.gpu))) {
@@ -275,8 +281,8 @@ bool JobDriver::set_up_harness() {
     if (auto s = harness_.learn_activity_ids(recorder_, &job_.env.activity); s) {
       job_.env.recorder = &recorder_;
     } else {
-      note("CUPTI did not see the harness's marker kernels (" + s.error().message +
-           "): times come from CUDA events and hidden_stream_work is not checked");
+      activity_not_recorded("CUPTI did not see the harness's marker kernels (" + s.error().message +
+                            ")");
     }
   }
   job_.tolerance = task_->tolerance;
@@ -354,8 +360,12 @@ void JobDriver::fail_untimed_rows() {
 
 int JobDriver::finish_with_verdict() {
   if (spec_.kind == JobKind::kBenchmark) fail_untimed_rows();
-  if (job_.env.recorder != nullptr && recorder_.dropped() > 0)
-    note("CUPTI dropped " + std::to_string(recorder_.dropped()) + " activity records");
+  if (job_.env.recorder != nullptr && recorder_.dropped() > 0) {
+    activity_not_recorded("CUPTI dropped " + std::to_string(recorder_.dropped()) +
+                          " activity records, so not every kernel of a timed window was seen");
+  } else if (job_.env.recorder != nullptr) {
+    result_.gates.pass(gate::kActivityRecord);
+  }
   if (job_.fatal && !job_.fatal_error.empty()) return finish("error", job_.fatal_error);
   if (!result_.gates.any_failed() && every_workload_passed(result_.workloads))
     return finish("passed", "");

@@ -77,7 +77,8 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
 bool WorkloadSession::check_against_baseline(const TensorSet& candidate, const TensorSet& baseline,
                                              const std::vector<const TensorSet*>& earlier,
                                              const std::vector<uint64_t>& poison,
-                                             const std::string& phase, const char* mismatch_gate) {
+                                             const std::string& phase,
+                                             std::string_view mismatch_gate) {
   OutputComparison cmp = compare(candidate, baseline, job_.baseline_tolerance, poison);
   if (!cmp.ok) {
     harness_failure(cmp.error);
@@ -136,7 +137,7 @@ void WorkloadSession::note_checked_rows(const tasks::RowPlan& plan) {
 bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& outputs,
                                       const std::vector<uint64_t>& poison,
                                       const std::vector<int64_t>& required_rows, uint64_t plan_seed,
-                                      const std::string& phase, const char* mismatch_gate,
+                                      const std::string& phase, std::string_view mismatch_gate,
                                       tasks::ErrorStats* stats) {
   tasks::HostTensors host;
   if (!host_copy_for_reference(inputs, outputs, &host)) return false;

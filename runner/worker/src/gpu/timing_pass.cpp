@@ -25,6 +25,7 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   std::vector<double> baseline_us;
   std::vector<double> event_us;
   int64_t discarded = 0;
+  bool clocks_unseen = false;  // NVML answered not ok for some sample
   const auto start = std::chrono::steady_clock::now();
   StopReason reason = StopReason::kContinue;
   int64_t pair = 1;
@@ -50,6 +51,7 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
     bool keep = pair > kWarmupPairs;
     if (job_.nvml != nullptr && job_.nvml->available()) {
       const NvmlSample sample = job_.nvml->sample();
+      if (!sample.ok) clocks_unseen = true;
       for (const auto& name : ThrottlePolicy::names(sample.reasons)) {
         if (name != "gpu_idle") job_.gpu->throttle_reasons_seen.insert(name);
       }
@@ -75,6 +77,13 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
     if (reason != StopReason::kContinue) break;
   }
   job_.gates->pass(gate::kCorrectness);
+  if (job_.nvml == nullptr || !job_.nvml->available())
+    job_.gates->not_run(gate::kClockMonitoring,
+                        "NVML is unavailable, so throttled samples could not be seen and dropped");
+  else if (clocks_unseen)
+    job_.gates->not_run(gate::kClockMonitoring, "NVML did not answer for every timed sample");
+  else
+    job_.gates->pass(gate::kClockMonitoring);
   job_.gpu->samples_discarded_throttled += discarded;
   result_->samples_discarded_throttled = discarded;
   result_->stop_reason = stop_reason_name(reason);

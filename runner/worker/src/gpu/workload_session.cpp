@@ -25,7 +25,7 @@ WorkloadSession::WorkloadSession(JobContext& job, tasks::WorkloadLayout layout, 
                                  int total, WorkloadResult* result)
     : job_(job), layout_(std::move(layout)), index_(index), total_(total), result_(result) {}
 
-void WorkloadSession::fail(const char* gate, const std::string& detail) {
+void WorkloadSession::fail(std::string_view gate, const std::string& detail) {
   job_.gates->fail(gate, layout_.workload, detail);
   if (result_->failure.empty()) result_->failure = std::string(gate) + ": " + detail;
   result_->passed = false;

@@ -94,7 +94,7 @@ class WorkloadSession {
   CallReport call(bool candidate, const TensorSet& inputs, const TensorSet& outputs, bool timed);
   std::vector<uint64_t> poison_for_call(int64_t call) const;
   Status host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host);
-  void fail(const char* gate, const std::string& detail);
+  void fail(std::string_view gate, const std::string& detail);
   void progress(const std::string& message);
   void harness_failure(const std::string& message);
 
@@ -114,7 +114,7 @@ class WorkloadSession {
   bool check_against_baseline(const TensorSet& candidate, const TensorSet& baseline,
                               const std::vector<const TensorSet*>& earlier,
                               const std::vector<uint64_t>& poison, const std::string& phase,
-                              const char* mismatch_gate);
+                              std::string_view mismatch_gate);
   // Inputs from `inputs` and outputs from `outputs` in one host copy, as the CPU reference
   // takes them; false (a harness failure) when a copy fails.
   bool host_copy_for_reference(const TensorSet& inputs, const TensorSet& outputs,
@@ -124,7 +124,7 @@ class WorkloadSession {
   bool reference_check(const TensorSet& inputs, const TensorSet& outputs,
                        const std::vector<uint64_t>& poison,
                        const std::vector<int64_t>& required_rows, uint64_t plan_seed,
-                       const std::string& phase, const char* mismatch_gate,
+                       const std::string& phase, std::string_view mismatch_gate,
                        tasks::ErrorStats* stats);
 
   JobContext& job_;

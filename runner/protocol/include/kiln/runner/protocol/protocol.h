@@ -2,6 +2,7 @@
 // (runner/protocol/PROTOCOL.md). Header-only and free of JSON libraries: names, kinds, bounds.
 #pragma once
 
+#include "kiln/runner/protocol/gates.h"
 #include "kiln/runner/protocol/job_fields.h"
 #include "kiln/runner/protocol/job_kind.h"
 #include "kiln/runner/protocol/job_limits.h"
