@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kReportOrder[] = {
     gate::kBannedSymbols, gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
     gate::kGuardBands,    gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
-    gate::kCorrectness,   gate::kActivityRecord,  gate::kClockMonitoring};
+    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord,   gate::kClockMonitoring};
 
 constexpr std::string_view kNeverReached = "not run: the job ended before this gate was checked";
 

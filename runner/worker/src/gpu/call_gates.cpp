@@ -82,6 +82,13 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   } else {
     job_.gates->pass(gate::kGuardBands);
   }
+  if (!report.device_state_changes.empty()) {
+    fail(gate::kHarnessState, where + "kiln_launch changed " + join(report.device_state_changes) +
+                                  " (put back by the harness); leave device settings as they are");
+    ok = false;
+  } else if (job_.env.device_state != nullptr) {
+    job_.gates->pass(gate::kHarnessState);
+  }
   std::vector<std::string> hidden = report.findings.violations;
   for (const auto& call : ActivityAnalysis::foreign_thread_calls(report.records, job_.env.activity))
     hidden.push_back(call);

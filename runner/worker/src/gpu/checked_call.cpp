@@ -124,7 +124,7 @@ CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLay
   cudaEventCreate(&stop);
   report.window.owner = request.owner;
   report.window.open = env.recorder != nullptr ? env.recorder->now() : 0;
-  const bool gated = request.timed && env.gate != nullptr && env.gate->enabled();
+  const bool gated = request.timed && env.gate != nullptr && env.gate->enabled(request.owner);
   if (gated) {
     if (auto s = env.gate->hold(env.launch_stream); !s) {
       report.harness_error = s.error().message;
@@ -163,6 +163,9 @@ CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLay
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   if (report.fatal) return report;
+  // Whatever the call changed of the device's settings is put back before anything else runs.
+  if (env.device_state != nullptr)
+    report.device_state_changes = env.device_state->restore(env.launch_stream);
 
   if (env.recorder != nullptr) {
     report.records = std::move(early);
@@ -175,14 +178,15 @@ CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLay
     report.span_us = report.event_us;
   }
   if (gated && env.gate->timed_out()) {
-    // kiln_launch waited for the GPU while the gate held it: stop gating this job.
-    env.gate->disable();
+    // kiln_launch waited for the GPU while the gate held it: stop gating this owner's calls
+    // (only this owner's: the other's samples stay gated).
+    env.gate->disable(request.owner);
     report.findings.notes.push_back(
         request.owner +
         "'s kiln_launch waited for the GPU inside the call (a stream or device "
         "synchronize, or a synchronous copy), so the launch gate was given up after " +
         std::to_string(LaunchGate::kTimeoutNs / 1'000'000) +
-        " ms; later samples are timed with the host's launch gaps included");
+        " ms; its later samples are timed with the host's launch gaps included");
   }
 
   // After: inputs unchanged, guard bands intact.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "activity_recorder.h"
+#include "device_state.h"
 #include "kiln/abi.h"
 #include "kiln/tasks/tensor_layout.h"
 #include "kiln/worker/activity_analysis.h"
@@ -29,6 +30,7 @@ struct CallEnvironment {
   ActivityContext activity;
   L2Flush* flush = nullptr;
   LaunchGate* gate = nullptr;  // holds the launch stream during timed calls (launch_gate.h)
+  const DeviceState* device_state = nullptr;  // checked and put back after every call
   HarnessScratch* scratch = nullptr;
   uint64_t guard_seed = 0;
   double hang_timeout_seconds = 60;
@@ -44,14 +46,16 @@ struct CallReport {
   double span_us = 0;      // CUPTI: first GPU start to last GPU end in the window
   WindowFindings findings;
   CallWindow window;
-  std::vector<std::string> changed_inputs;  // names of inputs whose checksum changed
-  std::vector<std::string> guard_damage;    // one sentence per damaged tensor
-  std::vector<ActivityRecord> records;      // everything drained after the call
-  std::string harness_error;                // the harness itself failed (not the kernel's fault)
+  std::vector<std::string> changed_inputs;        // names of inputs whose checksum changed
+  std::vector<std::string> guard_damage;          // one sentence per damaged tensor
+  std::vector<std::string> device_state_changes;  // settings the call changed (put back)
+  std::vector<ActivityRecord> records;            // everything drained after the call
+  std::string harness_error;  // the harness itself failed (not the kernel's fault)
 
   bool clean() const {
     return status == KILN_OK && cuda_error.empty() && !hung && changed_inputs.empty() &&
-           guard_damage.empty() && findings.violations.empty() && harness_error.empty();
+           guard_damage.empty() && findings.violations.empty() && harness_error.empty() &&
+           device_state_changes.empty();
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "activity_recorder.h"
 #include "device_info.h"
+#include "device_state.h"
 #include "harness_resources.h"
 #include "job_builds.h"
 #include "kiln/base/sha256.h"
@@ -15,6 +16,7 @@
 #include "kiln/tasks/hash_mix.h"
 #include "kiln/tasks/task.h"
 #include "kiln/worker/dynamic_library.h"
+#include "kiln/worker/environment_guard.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/nvml_probe.h"
 #include "kiln/worker/peak_table.h"
@@ -46,6 +48,8 @@ std::string next_step(const std::string& gate) {
   if (gate == gate::kGuardBands) return "bound-check every store against the output's extents";
   if (gate == gate::kDeterminism) return "look for a race or an uninitialized read";
   if (gate == gate::kHiddenStreamWork) return "use only the given stream, from the calling thread";
+  if (gate == gate::kHarnessState)
+    return "set no environment variables, device limits, cache preferences or stream attributes";
   if (gate == gate::kCudaErrors)
     return "check every CUDA call and launch (compute-sanitizer memcheck helps)";
   return "see the gate's detail";
@@ -104,12 +108,15 @@ class JobDriver {
   bool build();
   // Profile and sanitize jobs: the tool over the run-once mode (tool_jobs.h), then the result.
   int run_tool_job();
-  // The three shared objects and their entry points.
+  // The task's baseline and CPU reference, and their entry points.
   bool load();
   // CUPTI, the GPU, NVML and the GPU's peak rates.
   bool open_gpu();
   // The harness's resources and the context every workload session shares.
   bool set_up_harness();
+  // The candidate, last, once CUPTI records and the harness is set up: what its load-time code
+  // did to the environment or the device is put back and fails the harness_state gate.
+  bool load_candidate();
   // Every workload's tensor layout, and a result row for each.
   bool lay_out_workloads();
   // Pass 1: correctness and integrity on every workload before any timing.
@@ -161,6 +168,7 @@ class JobDriver {
   ActivityRecorder recorder_;
   NvmlProbe nvml_;
   HarnessResources harness_;
+  DeviceState device_state_;
   JobContext job_;
   std::vector<tasks::WorkloadLayout> layouts_;
 };
@@ -226,15 +234,8 @@ int JobDriver::run_tool_job() {
   return finish();  // with the status and error the tool job set
 }
 
-// A candidate that does not load is the candidate's failure; a baseline or reference that
-// does not is the task's, an error.
+// A baseline or reference that does not load is the task's failure, an error.
 bool JobDriver::load() {
-  auto candidate = DynamicLibrary::open(candidate_build_.library);
-  if (!candidate) return end("failed", candidate.error().message);
-  candidate_library_ = std::move(*candidate);
-  auto candidate_fn = candidate_library_->symbol("kiln_launch");
-  if (!candidate_fn) return end("failed", candidate_fn.error().message);
-
   auto baseline = DynamicLibrary::open(baseline_build_.library);
   if (!baseline)
     return end("error", "the task's baseline does not load: " + baseline.error().message);
@@ -249,9 +250,35 @@ bool JobDriver::load() {
   auto reference_fn = reference_library_->symbol("kiln_reference");
   if (!reference_fn) return end("error", reference_fn.error().message);
 
-  job_.candidate = reinterpret_cast<kiln_launch_fn>(*candidate_fn);
   job_.baseline = reinterpret_cast<kiln_launch_fn>(*baseline_fn);
   job_.reference = reinterpret_cast<kiln_reference_fn>(*reference_fn);
+  return true;
+}
+
+// A candidate that does not load is the candidate's failure.
+bool JobDriver::load_candidate() {
+  const EnvironmentGuard environment;
+  auto candidate = DynamicLibrary::open(candidate_build_.library);
+  std::vector<std::string> changed;
+  if (const auto variables = environment.restore(); !variables.empty()) {
+    std::string list;
+    for (const auto& variable : variables) list += (list.empty() ? "" : ", ") + variable;
+    changed.push_back("the environment (" + list + ")");
+  }
+  for (auto& change : device_state_.restore(job_.env.launch_stream)) changed.push_back(change);
+  if (!candidate) return end("failed", candidate.error().message);
+  candidate_library_ = std::move(*candidate);
+  if (!changed.empty()) {
+    std::string what;
+    for (const auto& change : changed) what += (what.empty() ? "" : "; ") + change;
+    result_.gates.fail(
+        gate::kHarnessState, "",
+        "the candidate's library changed " + what + " when it loaded (put back by the harness)");
+    return end("failed", failure_summary(result_));
+  }
+  auto candidate_fn = candidate_library_->symbol("kiln_launch");
+  if (!candidate_fn) return end("failed", candidate_fn.error().message);
+  job_.candidate = reinterpret_cast<kiln_launch_fn>(*candidate_fn);
   return true;
 }
 
@@ -293,6 +320,10 @@ bool JobDriver::set_up_harness() {
   job_.nvml = &nvml_;
   job_.gpu = &*result_.gpu;
   job_.env.hang_timeout_seconds = std::max(5.0, std::min(60.0, seconds_left()));
+  auto state = DeviceState::capture(job_.env.launch_stream);
+  if (!state) return end("error", state.error().message);
+  device_state_ = *state;
+  job_.env.device_state = &device_state_;
   return true;
 }
 
@@ -399,7 +430,8 @@ int drive_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& o
   if (spec.kind == JobKind::kProfile || spec.kind == JobKind::kSanitize) return job.run_tool_job();
 
   job.stage("load");
-  if (!job.load() || !job.open_gpu() || !job.set_up_harness()) return job.finish();
+  if (!job.load() || !job.open_gpu() || !job.set_up_harness() || !job.load_candidate())
+    return job.finish();
 
   job.stage("verify");
   if (!job.lay_out_workloads()) return job.finish();

@@ -9,12 +9,16 @@
 // memory; release() sets the flag after kiln_launch returns. The hold kernel is harness work:
 // ActivityAnalysis never charges kiln_harness_* kernels. A kiln_launch that waits for the GPU
 // itself (cudaStreamSynchronize, a synchronous cudaMemcpy) would wait for the hold forever, so
-// the hold gives up after a timeout; the caller then stops gating that job and says so.
+// the hold gives up after a timeout; the caller then stops gating that owner's calls (the
+// candidate's, or the baseline's) for the rest of the job and says so. One owner's waiting never
+// ungates the other: a candidate that waits inside its call cannot slow the baseline's samples.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <set>
+#include <string>
 
 #include "kiln/base/result.h"
 
@@ -30,8 +34,11 @@ class LaunchGate {
   LaunchGate& operator=(const LaunchGate&) = delete;
 
   Status init();
-  bool enabled() const { return flags_ != nullptr && enabled_; }
-  void disable() { enabled_ = false; }
+  // Whether calls of `owner` ("candidate", "baseline") are still gated.
+  bool enabled(const std::string& owner) const {
+    return flags_ != nullptr && ungated_.count(owner) == 0;
+  }
+  void disable(const std::string& owner) { ungated_.insert(owner); }
 
   // Enqueues the hold on `stream`; work enqueued after it waits for release().
   Status hold(cudaStream_t stream);
@@ -42,7 +49,7 @@ class LaunchGate {
  private:
   int* flags_ = nullptr;  // [0] release, [1] timed out: mapped host memory
   int* device_flags_ = nullptr;
-  bool enabled_ = true;
+  std::set<std::string> ungated_;
 };
 
 }  // namespace kiln::worker

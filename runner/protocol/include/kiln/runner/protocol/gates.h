@@ -21,6 +21,10 @@ inline constexpr std::string_view kDeterminism = "determinism";
 inline constexpr std::string_view kHiddenStreamWork = "hidden_stream_work";
 inline constexpr std::string_view kCudaErrors = "cuda_errors";
 inline constexpr std::string_view kCorrectness = "correctness";
+// The candidate left the state the harness owns as it found it: the process environment when
+// its library loaded, the device's persisting-L2 carve-out and cache preference, the launch
+// stream's access policy (checked and put back after every call).
+inline constexpr std::string_view kHarnessState = "harness_state";
 // The activity record (CUPTI) saw the harness's markers and dropped no record, so every kernel
 // in a timed window was seen and charged.
 inline constexpr std::string_view kActivityRecord = "activity_record";
@@ -30,16 +34,16 @@ inline constexpr std::string_view kClockMonitoring = "clock_monitoring";
 }  // namespace gate
 
 // Every gate a verify result must carry, passed, in the order results list them.
-inline constexpr std::array<std::string_view, 10> kVerifyGates = {
+inline constexpr std::array<std::string_view, 11> kVerifyGates = {
     gate::kBannedSymbols, gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
     gate::kGuardBands,    gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
-    gate::kCorrectness,   gate::kActivityRecord};
+    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord};
 
 // A benchmark result needs those and the clock monitoring of its timed samples.
-inline constexpr std::array<std::string_view, 11> kBenchmarkGates = {
+inline constexpr std::array<std::string_view, 12> kBenchmarkGates = {
     gate::kBannedSymbols, gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
     gate::kGuardBands,    gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
-    gate::kCorrectness,   gate::kActivityRecord,  gate::kClockMonitoring};
+    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord,   gate::kClockMonitoring};
 
 // The `state` of a gate in a RESULT.
 namespace gate_state {
