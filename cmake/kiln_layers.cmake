@@ -71,9 +71,11 @@ function(kiln_check_layers)
         list(APPEND links ${value})
       endif()
     endforeach()
+    # $<LINK_ONLY:x> (a private link, as the interface sees it) and other generator expressions
+    # name the target inside; a library linked both ways is reported once.
+    list(TRANSFORM links REPLACE "^\\$<[A-Z_]+:([^>]+)>$" "\\1")
+    list(REMOVE_DUPLICATES links)
     foreach(link IN LISTS links)
-      # $<LINK_ONLY:x> and other generator expressions name the target inside.
-      string(REGEX REPLACE "^\\$<[A-Z_]+:([^>]+)>$" "\\1" link "${link}")
       if(NOT link MATCHES "^kiln_" OR link IN_LIST _kiln_layer_exempt)
         continue()
       endif()
