@@ -1,8 +1,9 @@
 // kiln_sim_differential: runs each case on the GPU (CUDA driver API) and on the PTX
 // simulator, compares the outputs (bit-exact, or within a ulp bound for .approx), prints one
 // line per case and writes a JSON report to $KILN_DIFF_REPORT. --sim-only runs the simulator
-// side alone (no GPU needed) and checks every case completes. --filter TEXT keeps the cases
-// whose name contains TEXT. Exit 1 when a case disagrees or fails.
+// side alone (no GPU needed) and checks every case completes; with --pinned FILE it also checks
+// each case against the H200's answers recorded there (pinned.h) by --record FILE on a GPU.
+// --filter TEXT keeps the cases whose name contains TEXT. Exit 1 when a case disagrees or fails.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
+#include "pinned.h"
 
 using namespace kiln::simdiff;
 
@@ -31,17 +33,43 @@ bool context_killing(const std::string& error) {
 
 int main(int argc, char** argv) {
   bool sim_only = false;
-  std::string filter;
+  std::string filter, record_path, pinned_path;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--sim-only"))
       sim_only = true;
     else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc)
       filter = argv[++i];
+    else if (!std::strcmp(argv[i], "--record") && i + 1 < argc)
+      record_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--pinned") && i + 1 < argc)
+      pinned_path = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--sim-only] [--filter TEXT]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--sim-only [--pinned FILE]] [--record FILE] [--filter TEXT]\n",
+                   argv[0]);
       return 2;
     }
   }
+  if (!record_path.empty() && sim_only) {
+    std::fprintf(stderr,
+                 "--record needs the GPU: it keeps the GPU's answers, not the simulator's\n");
+    return 2;
+  }
+  nlohmann::json pinned_cases;
+  if (!pinned_path.empty()) {
+    std::ifstream in(pinned_path);
+    if (!in) {
+      std::fprintf(stderr, "cannot read %s (record it on a GPU with --record)\n",
+                   pinned_path.c_str());
+      return 2;
+    }
+    pinned_cases = nlohmann::json::parse(in, nullptr, false).value("cases", nlohmann::json());
+    if (!pinned_cases.is_object()) {
+      std::fprintf(stderr, "%s holds no \"cases\" object\n", pinned_path.c_str());
+      return 2;
+    }
+  }
+  nlohmann::json recorded = nlohmann::json::object();
   std::vector<Case> cases;
   add_convert_cases(cases);
   add_math_cases(cases);
@@ -104,12 +132,25 @@ int main(int argc, char** argv) {
       std::printf("case %s: ERROR%s%s%s%s\n", c.name.c_str(),
                   sim_error.empty() ? "" : " sim: ", sim_error.c_str(),
                   gpu_error.empty() ? "" : " gpu: ", gpu_error.c_str());
+    } else if (!gpu && !pinned_path.empty()) {
+      j["values"] = sim_out.size();
+      const std::string why = pinned_cases.contains(c.name)
+                                  ? check_pinned(c, pinned_cases[c.name], sim_out)
+                                  : "not pinned in " + pinned_path + " (record it on a GPU)";
+      j["passed"] = why.empty();
+      if (!why.empty()) {
+        ++failed;
+        j["pinned"] = why;
+      }
+      std::printf("case %s: %zu values, %s\n", c.name.c_str(), sim_out.size(),
+                  why.empty() ? "agrees with the H200 (pinned)" : ("DISAGREES: " + why).c_str());
     } else if (!gpu) {
       j["values"] = sim_out.size();
       j["passed"] = true;
       std::printf("case %s: %zu values, simulator ran (no GPU comparison)\n", c.name.c_str(),
                   sim_out.size());
     } else {
+      if (!record_path.empty()) recorded[c.name] = pin_case(c, gpu_out);
       CaseResult r = compare(c, gpu_out, sim_out);
       j["values"] = r.values;
       j["agree"] = r.agree;
@@ -135,6 +176,15 @@ int main(int argc, char** argv) {
     std::printf(", %d skipped: the CUDA context died in case %s", skipped, gpu_dead.c_str());
   }
   std::printf("\n");
+  if (!record_path.empty()) {
+    std::ofstream(record_path) << nlohmann::json{{"gpu", gpu->name()},
+                                                 {"about",
+                                                  "the GPU's answers per case (pinned.h); "
+                                                  "kiln_sim_differential --sim-only --pinned"},
+                                                 {"cases", recorded}}
+                                      .dump(1)
+                               << "\n";
+  }
   if (const char* path = std::getenv("KILN_DIFF_REPORT")) {
     std::ofstream(path) << report.dump(2) << "\n";
   }
