@@ -10,7 +10,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/kiln_layers.cmake)
 
 # Folder prefix -> library, most specific first.
 set(_owners
-  "base/sqlite/=kiln_sqlite" "base/http/=kiln_http" "base/=kiln_base" "mcp/=kiln_mcp"
+  "base/sqlite/=kiln_sqlite" "base/http/=kiln_http" "base/confine/=kiln_confine"
+  "base/=kiln_base" "mcp/=kiln_mcp"
   "tasks/=kiln_tasks" "kb/zoo/references/=kiln_zoo_references" "kb/=kiln_kb"
   "engines/ptx/=kiln_ptx" "engines/compiler/=kiln_compiler"
   "engines/sim/runtime/=kiln_cudart_sim" "engines/sim/=kiln_sim" "engines/check/=kiln_check"

@@ -9,6 +9,7 @@
 set(_kiln_may_link_kiln_base "")
 set(_kiln_may_link_kiln_sqlite kiln_base)
 set(_kiln_may_link_kiln_http kiln_base)
+set(_kiln_may_link_kiln_confine kiln_base)
 # Protocols and data: MCP knows nothing of GPUs, tasks or engines.
 set(_kiln_may_link_kiln_mcp kiln_base kiln_http)
 set(_kiln_may_link_kiln_tasks kiln_base)
@@ -31,7 +32,7 @@ set(_kiln_may_link_kiln_runner_protocol kiln_base)
 set(_kiln_may_link_kiln_runner kiln_base kiln_http kiln_tasks kiln_runner_protocol)
 set(_kiln_may_link_kiln_worker_core kiln_base kiln_tasks kiln_compiler kiln_ptx
     kiln_runner_protocol)
-set(_kiln_may_link_kiln_worker_gpu kiln_base kiln_tasks kiln_compiler kiln_ptx
+set(_kiln_may_link_kiln_worker_gpu kiln_base kiln_confine kiln_tasks kiln_compiler kiln_ptx
     kiln_runner_protocol kiln_worker_core)
 # The MCP tool handlers: everything above, nothing of the programs.
 set(_kiln_may_link_kiln_tools kiln_base kiln_sqlite kiln_http kiln_mcp kiln_tasks kiln_kb

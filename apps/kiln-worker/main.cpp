@@ -3,6 +3,8 @@
 //   kiln-worker --job JOB_DIR/job.json --gpu N [--hw-dir DIR] [--build-only]
 //   kiln-worker --run-once --job JOB_DIR/job.json --gpu N --workload W [--calls K] [--target
 //   candidate|baseline]
+//   kiln-worker --candidate-host SOCKET   (started by the worker itself: the process that runs
+//                                          the candidate's code; candidate_host_main.h)
 //
 // stdout carries JSON events and, last, the result; stderr free-form logs. The exit code
 // is 0 whenever a result was written, 2 for bad arguments, 3 when the worker itself broke.
@@ -16,6 +18,7 @@
 
 #include "kiln/base/env.h"
 #include "kiln/compiler/toolchain.h"
+#include "kiln/worker/candidate_host_main.h"
 #include "kiln/worker/event_stream.h"
 #include "kiln/worker/job_driver.h"
 #include "kiln/worker/job_spec.h"
@@ -96,6 +99,10 @@ std::filesystem::path self_path(const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The candidate host reads no job file and writes no protocol line: its only channel is the
+  // socket its verifier listens on.
+  if (argc == 3 && std::string(argv[1]) == "--candidate-host")
+    return kiln::worker::serve_candidate_host(argv[2]);
   kiln::worker::WorkerOptions options;
   kiln::worker::RunOnceOptions once;
   bool run_once = false;

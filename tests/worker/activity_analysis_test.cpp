@@ -39,6 +39,12 @@ ActivityContext context() {
 
 // A window: open 100, kiln_launch runs 110..120, closed at 1000.
 CallWindow window() { return CallWindow{"candidate", 100, 110, 120, 1000}; }
+CallWindow gated_window() {
+  CallWindow w = window();
+  w.gated = true;
+  return w;
+}
+constexpr const char* kHold = "_ZN4kiln6worker12_GLOBAL__N_117kiln_harness_holdEPVKiPiy";
 
 TEST(ActivityAnalysis, SpanCoversEveryKernelOnAnyStream) {
   const std::vector<ActivityRecord> records = {gpu(Kind::kKernel, 130, 400, 13, "a"),
@@ -63,14 +69,28 @@ TEST(ActivityAnalysis, HarnessWorkAndWorkOutsideTheWindowAreNotCharged) {
 TEST(ActivityAnalysis, TheLaunchGatesHoldOnTheLaunchStreamIsNotCharged) {
   // The hold spins on the launch stream from before kiln_launch until after it returns; the
   // candidate's kernels run after it. Only they count.
-  const std::vector<ActivityRecord> records = {
-      gpu(Kind::kKernel, 105, 125, 13, "_ZN4kiln6worker12_GLOBAL__N_117kiln_harness_holdEPVKiPiy"),
-      gpu(Kind::kKernel, 126, 400, 13, "splitk_gemm"),
-      gpu(Kind::kKernel, 402, 450, 13, "splitk_reduce")};
-  const WindowFindings f = ActivityAnalysis::analyze(records, window(), context());
+  const std::vector<ActivityRecord> records = {gpu(Kind::kKernel, 105, 125, 13, kHold),
+                                               gpu(Kind::kKernel, 126, 400, 13, "splitk_gemm"),
+                                               gpu(Kind::kKernel, 402, 450, 13, "splitk_reduce")};
+  const WindowFindings f = ActivityAnalysis::analyze(records, gated_window(), context());
   EXPECT_EQ(f.span_ns, 324u);
   EXPECT_EQ(f.kernels, 2);
   EXPECT_EQ(f.kernel_names.count("splitk_gemm"), 1u);
+}
+
+TEST(ActivityAnalysis, ACandidateKernelNamedLikeTheHarnessIsCharged) {
+  // Exclusion goes by place (the first kernel on the launch stream of a gated window), never
+  // by a name the candidate can choose: here the real hold comes first, the impostor after.
+  const std::vector<ActivityRecord> records = {
+      gpu(Kind::kKernel, 105, 125, 13, kHold), gpu(Kind::kKernel, 126, 400, 13, kHold),
+      gpu(Kind::kKernel, 402, 450, 21, "kiln_harness_checksum")};
+  const WindowFindings f = ActivityAnalysis::analyze(records, gated_window(), context());
+  EXPECT_EQ(f.span_ns, 324u);
+  EXPECT_EQ(f.kernels, 2);
+  // Without the gate there is no hold, so a kernel with its name is the candidate's.
+  const WindowFindings ungated = ActivityAnalysis::analyze(records, window(), context());
+  EXPECT_EQ(ungated.kernels, 3);
+  EXPECT_EQ(ungated.span_ns, 345u);
 }
 
 TEST(ActivityAnalysis, ALateKernelOnAnotherStreamIsAViolationAndCharged) {

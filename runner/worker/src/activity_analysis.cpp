@@ -22,11 +22,22 @@ std::string describe(const ActivityRecord& r) {
          std::to_string(r.stream_id);
 }
 
-// The harness's own kernels (kiln_harness_*, such as the launch gate's hold on the launch
-// stream) are never the candidate's work, whatever stream they ran on.
-bool is_harness_kernel(const ActivityRecord& r) {
-  return r.kind == ActivityRecord::Kind::kKernel &&
-         r.name.find("kiln_harness_") != std::string::npos;
+// The launch gate's hold kernel of a gated window: the first kernel on the launch stream in
+// the window, when it carries the hold's name. Known by its place, not by its name alone: a
+// kernel of the candidate's named like the harness's is charged like any other.
+const ActivityRecord* gate_hold(const std::vector<ActivityRecord>& records,
+                                const CallWindow& window, const ActivityContext& context) {
+  if (!window.gated) return nullptr;
+  const ActivityRecord* first = nullptr;
+  for (const auto& r : records) {
+    if (r.kind != ActivityRecord::Kind::kKernel || r.stream_id != context.launch_stream ||
+        !overlaps(r, window.open, window.close))
+      continue;
+    if (first == nullptr || r.start < first->start) first = &r;
+  }
+  if (first == nullptr || first->name.find("kiln_harness_hold") == std::string::npos)
+    return nullptr;
+  return first;
 }
 
 }  // namespace
@@ -39,6 +50,7 @@ WindowFindings ActivityAnalysis::analyze(const std::vector<ActivityRecord>& reco
   std::map<std::string, int> late_off_stream;
   std::map<std::string, int> early_off_stream;
   std::map<std::string, int> syncs;
+  const ActivityRecord* hold = gate_hold(records, window, context);
   for (const auto& r : records) {
     if (!r.is_gpu()) {
       // Host synchronization inside kiln_launch (by the calling thread) costs the candidate
@@ -50,7 +62,7 @@ WindowFindings ActivityAnalysis::analyze(const std::vector<ActivityRecord>& reco
       }
       continue;
     }
-    if (context.harness_streams.count(r.stream_id) != 0 || is_harness_kernel(r)) continue;
+    if (context.harness_streams.count(r.stream_id) != 0 || &r == hold) continue;
     if (!overlaps(r, window.open, window.close)) continue;
     ++f.gpu_records;
     first = std::min(first, r.start);
@@ -95,8 +107,7 @@ std::vector<std::string> ActivityAnalysis::stray_work(const std::vector<Activity
                                                       std::vector<std::string>* owners) {
   std::vector<std::string> out;
   for (const auto& r : records) {
-    if (!r.is_gpu() || context.harness_streams.count(r.stream_id) != 0 || is_harness_kernel(r))
-      continue;
+    if (!r.is_gpu() || context.harness_streams.count(r.stream_id) != 0) continue;
     bool inside = false;
     const CallWindow* before = nullptr;
     for (const auto& w : windows) {

@@ -104,6 +104,8 @@ nlohmann::json WorkerResult::to_json() const {
   j["summary"] = summary();
   if (!profile.is_null()) j["profile"] = profile;
   if (!sanitize.is_null()) j["sanitize"] = sanitize;
+  if (!isolation.is_null()) j["isolation"] = isolation;
+  if (!wall_time.is_null()) j["wall_time"] = wall_time;
   if (!notes.empty()) j["notes"] = notes;
   return j;
 }

@@ -108,21 +108,29 @@ ActivityRecorder::~ActivityRecorder() {
   if (g_recorder == this) g_recorder = nullptr;
 }
 
+namespace {
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+                                         CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+}  // namespace
+
 Status ActivityRecorder::start() {
   if (g_recorder != nullptr && g_recorder != this)
     return make_error("a CUPTI activity recorder is already running");
   g_recorder = this;
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r != CUPTI_SUCCESS) return make_error(cupti_error(r, "cuptiActivityRegisterCallbacks"));
-  const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                      CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-                                      CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
-  for (CUpti_ActivityKind kind : kinds) {
+  for (CUpti_ActivityKind kind : kKinds) {
     r = cuptiActivityEnable(kind);
     if (r != CUPTI_SUCCESS) return make_error(cupti_error(r, "cuptiActivityEnable"));
   }
   running_ = true;
   return Ok{};
+}
+
+void ActivityRecorder::keep_enabled() {
+  if (!running_) return;
+  for (CUpti_ActivityKind kind : kKinds) cuptiActivityEnable(kind);
 }
 
 std::vector<ActivityRecord> ActivityRecorder::drain() {

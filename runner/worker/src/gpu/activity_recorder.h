@@ -37,6 +37,10 @@ class ActivityRecorder {
   // CUPTI's id of a stream, as kernel records carry it.
   Result<uint32_t> stream_id(cudaStream_t stream) const;
   uint64_t dropped() const;
+  // Enables every kind again, undoing whatever the measured code switched off; what went
+  // unrecorded meanwhile is missing, which the harness's own markers in each window reveal
+  // (checked_call.cpp).
+  void keep_enabled();
 
   // Called from the CUPTI callbacks.
   void add(std::vector<ActivityRecord>&& records);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "kiln/worker/loaded_libraries.h"
 #include "workload_session.h"
 
 namespace kiln::worker {
@@ -31,6 +32,12 @@ const char* status_name(int status) {
 }  // namespace
 
 bool WorkloadSession::gate_call(const CallReport& report, const std::string& phase) {
+  if (!report.integrity_error.empty()) {
+    fail(gate::kCandidateProcess, phase + ": " + report.integrity_error);
+    job_.fatal = true;
+    job_.fatal_error.clear();  // the candidate's doing: a failed result, not a worker error
+    return false;
+  }
   if (!report.harness_error.empty()) {
     harness_failure(report.harness_error);
     return false;
@@ -49,6 +56,11 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   }
   bool ok = true;
   const std::string where = phase + ": ";
+  if (const auto banned = banned_among(report.libraries, job_.task->banned_symbols);
+      !banned.empty()) {
+    fail(gate::kBannedSymbols, where + join(banned));
+    return false;
+  }
   if (!report.cuda_error.empty()) {
     fail(gate::kCudaErrors,
          where + report.cuda_error + "; check every CUDA call and launch in the candidate");
@@ -89,11 +101,16 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   } else if (job_.env.device_state != nullptr) {
     job_.gates->pass(gate::kHarnessState);
   }
+  if (!report.activity_problem.empty()) {
+    fail(gate::kActivityRecord, where + report.activity_problem);
+    ok = false;
+  }
+  // A remote call's records stay in the host, which folded its findings into violations.
   std::vector<std::string> hidden = report.findings.violations;
   for (const auto& call : ActivityAnalysis::foreign_thread_calls(report.records, job_.env.activity))
     hidden.push_back(call);
   for (const auto& work : candidate_stray_work(report.records)) hidden.push_back(work);
-  if (job_.env.recorder != nullptr) {
+  if (report.activity) {
     if (!hidden.empty()) {
       fail_hidden_work(where, std::move(hidden));
       ok = false;
@@ -124,6 +141,18 @@ void WorkloadSession::fail_hidden_work(const std::string& where, std::vector<std
 }
 
 bool WorkloadSession::check_work_after_calls() {
+  if (job_.candidate != nullptr) {
+    auto hidden = job_.candidate->work_after_calls();
+    if (!hidden) {
+      fail(gate::kCandidateProcess, "after the calls: " + hidden.error().message);
+      job_.fatal = true;
+      job_.fatal_error.clear();
+      return false;
+    }
+    if (hidden->empty()) return true;
+    fail_hidden_work("after the calls: ", std::move(*hidden));
+    return false;
+  }
   if (job_.env.recorder == nullptr) return true;
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   cudaDeviceSynchronize();

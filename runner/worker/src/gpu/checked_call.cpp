@@ -68,19 +68,12 @@ Result<std::vector<uint64_t>> input_checksums(const CallEnvironment& env,
   return sums;
 }
 
-CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLayout& layout,
-                            const CallRequest& request) {
-  CallReport report;
-  report.owner = request.owner;
+Result<std::vector<uint64_t>> prepare_call(const CallEnvironment& env,
+                                           const tasks::WorkloadLayout& layout,
+                                           const CallRequest& request) {
   const cudaStream_t hs = env.harness_stream;
-
-  // Before: checksums, poison, (flush), all harness work finished.
   auto before = input_checksums(env, layout, *request.inputs);
-  if (!before) {
-    report.harness_error = before.error().message;
-    report.fatal = true;
-    return report;
-  }
+  if (!before) return before.error();
   size_t output_index = 0;
   for (size_t t = 0; t < layout.tensors.size(); ++t) {
     if (!layout.tensors[t].is_output) continue;
@@ -92,127 +85,179 @@ CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLay
     const cudaError_t e =
         launch_fill_pattern(out->data(), layout.tensors[t].elements(),
                             tasks::dtype_size(layout.tensors[t].dtype), pattern, hs);
-    if (e != cudaSuccess) {
-      report.harness_error = describe_cuda(e, "poisoning " + layout.tensors[t].name);
-      report.fatal = true;
-      return report;
-    }
+    if (e != cudaSuccess)
+      return make_error(describe_cuda(e, "poisoning " + layout.tensors[t].name));
   }
-  if (request.timed && env.flush != nullptr) {
-    if (auto s = env.flush->enqueue(hs); !s) {
-      report.harness_error = s.error().message;
-      report.fatal = true;
-      return report;
-    }
+  if (auto s = cuda_ok(cudaStreamSynchronize(hs), "harness stream"); !s) return s.error();
+  return before;
+}
+
+namespace {
+
+// The harness's own markers in the window's records: the runtime call that records the stop
+// event (made by the harness thread after kiln_launch returned) and, in a gated call, the
+// hold kernel on the launch stream. Missing ones mean CUPTI stopped recording in the call.
+std::string missing_markers(const std::vector<ActivityRecord>& records, const CallWindow& window,
+                            const ActivityContext& context) {
+  bool api_after = false;
+  bool hold = !window.gated;
+  for (const auto& r : records) {
+    if (r.kind == ActivityRecord::Kind::kRuntimeApi && r.start >= window.launch_end &&
+        context.harness_threads.count(r.thread_id) != 0)
+      api_after = true;
+    if (r.kind == ActivityRecord::Kind::kKernel && r.stream_id == context.launch_stream &&
+        r.name.find("kiln_harness_hold") != std::string::npos)
+      hold = true;
   }
-  if (auto s = cuda_ok(cudaStreamSynchronize(hs), "harness stream"); !s) {
-    report.harness_error = s.error().message;
-    report.fatal = true;
-    return report;
+  if (api_after && hold) return "";
+  return std::string("the activity record lost the harness's own ") +
+         (!api_after ? "runtime calls" : "launch-gate kernel") +
+         " during the call: something stopped CUPTI recording, so the call's work was not all seen";
+}
+
+}  // namespace
+
+void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
+                     const std::vector<kiln_tensor>& tensors,
+                     const std::vector<kiln_scalar>& scalars, bool timed, CallReport* report) {
+  const cudaStream_t hs = env.harness_stream;
+  auto harness_broke = [&](const std::string& message) {
+    report->harness_error = message;
+    report->fatal = true;
+  };
+  if (timed && env.flush != nullptr) {
+    if (auto s = env.flush->enqueue(hs); !s) return harness_broke(s.error().message);
   }
+  if (auto s = cuda_ok(cudaStreamSynchronize(hs), "harness stream"); !s)
+    return harness_broke(s.error().message);
   // Records from before the window (stray work of an earlier call) go to the caller too.
   std::vector<ActivityRecord> early;
   if (env.recorder != nullptr) early = env.recorder->drain();
 
-  // The window.
-  std::vector<void*> pointers = call_pointers(layout, *request.inputs, *request.outputs);
-  std::vector<kiln_tensor> tensors = layout.abi_tensors(pointers);
-  std::vector<kiln_scalar> scalars = layout.abi_scalars();
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
-  report.window.owner = request.owner;
-  report.window.open = env.recorder != nullptr ? env.recorder->now() : 0;
-  const bool gated = request.timed && env.gate != nullptr && env.gate->enabled(request.owner);
+  report->window.owner = report->owner;
+  report->window.open = env.recorder != nullptr ? env.recorder->now() : 0;
+  const bool gated = timed && env.gate != nullptr && env.gate->enabled(report->owner);
+  report->window.gated = gated;
   if (gated) {
-    if (auto s = env.gate->hold(env.launch_stream); !s) {
-      report.harness_error = s.error().message;
-      report.fatal = true;
-      return report;
-    }
+    if (auto s = env.gate->hold(env.launch_stream); !s) return harness_broke(s.error().message);
   }
   cudaEventRecord(start, env.launch_stream);
-  report.window.launch_begin = env.recorder != nullptr ? env.recorder->now() : 0;
-  report.status = request.launch(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
-                                 static_cast<int>(scalars.size()), env.launch_stream);
-  report.window.launch_end = env.recorder != nullptr ? env.recorder->now() : 0;
+  report->window.launch_begin = env.recorder != nullptr ? env.recorder->now() : 0;
+  report->status = launch(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
+                          static_cast<int>(scalars.size()), env.launch_stream);
+  report->window.launch_end = env.recorder != nullptr ? env.recorder->now() : 0;
   if (gated) env.gate->release();
   const cudaError_t launch_error = cudaGetLastError();
   cudaEventRecord(stop, env.launch_stream);
-  const cudaError_t wait_error = wait_for_device(stop, env.hang_timeout_seconds, &report.hung);
-  report.window.close = env.recorder != nullptr ? env.recorder->now() : 0;
-  if (report.hung) {
-    report.cuda_error = "the " + request.owner + "'s work did not finish within " +
-                        std::to_string(static_cast<int>(env.hang_timeout_seconds)) +
-                        " s (a hang or deadlock)";
-    report.fatal = true;
-    return report;  // the context cannot be used again; events are left to the process exit
+  const cudaError_t wait_error = wait_for_device(stop, env.hang_timeout_seconds, &report->hung);
+  report->window.close = env.recorder != nullptr ? env.recorder->now() : 0;
+  if (report->hung) {
+    report->cuda_error = "the " + report->owner + "'s work did not finish within " +
+                         std::to_string(static_cast<int>(env.hang_timeout_seconds)) +
+                         " s (a hang or deadlock)";
+    report->fatal = true;
+    return;  // the context cannot be used again; events are left to the process exit
   }
   const cudaError_t after_error = cudaGetLastError();
   cudaError_t error = launch_error != cudaSuccess
                           ? launch_error
                           : (wait_error != cudaSuccess ? wait_error : after_error);
   if (error != cudaSuccess) {
-    report.cuda_error = describe_cuda(error, request.owner + "'s kiln_launch");
-    report.fatal = is_sticky(error) || is_sticky(wait_error);
+    report->cuda_error = describe_cuda(error, report->owner + "'s kiln_launch");
+    report->fatal = is_sticky(error) || is_sticky(wait_error);
   }
   float ms = 0;
-  if (!report.fatal && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess)
-    report.event_us = ms * 1e3;
+  if (!report->fatal && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess)
+    report->event_us = ms * 1e3;
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  if (report.fatal) return report;
+  if (report->fatal) return;
   // Whatever the call changed of the device's settings is put back before anything else runs.
   if (env.device_state != nullptr)
-    report.device_state_changes = env.device_state->restore(env.launch_stream);
+    report->device_state_changes = env.device_state->restore(env.launch_stream);
 
+  report->activity = env.recorder != nullptr;
   if (env.recorder != nullptr) {
-    report.records = std::move(early);
+    report->records = std::move(early);
     std::vector<ActivityRecord> window = env.recorder->drain();
-    report.records.insert(report.records.end(), std::make_move_iterator(window.begin()),
-                          std::make_move_iterator(window.end()));
-    report.findings = ActivityAnalysis::analyze(report.records, report.window, env.activity);
-    report.span_us = static_cast<double>(report.findings.span_ns) / 1e3;
+    report->activity_problem = missing_markers(window, report->window, env.activity);
+    env.recorder->keep_enabled();
+    report->records.insert(report->records.end(), std::make_move_iterator(window.begin()),
+                           std::make_move_iterator(window.end()));
+    report->findings = ActivityAnalysis::analyze(report->records, report->window, env.activity);
+    report->span_us = static_cast<double>(report->findings.span_ns) / 1e3;
   } else {
-    report.span_us = report.event_us;
+    report->span_us = report->event_us;
+  }
+  // With the gate held, the CUDA events time the GPU work alone, as CUPTI's span does; work
+  // the events saw and CUPTI did not was hidden from the activity record during the call.
+  if (gated && !env.gate->timed_out() && env.recorder != nullptr &&
+      report->activity_problem.empty() && report->event_us > 2 * report->span_us + 20) {
+    report->activity_problem = "CUDA events timed " + std::to_string(report->event_us) +
+                               " us of GPU work around the call, the activity record only " +
+                               std::to_string(report->span_us) +
+                               " us: work ran that CUPTI did not record";
   }
   if (gated && env.gate->timed_out()) {
     // kiln_launch waited for the GPU while the gate held it: stop gating this owner's calls
     // (only this owner's: the other's samples stay gated).
-    env.gate->disable(request.owner);
-    report.findings.notes.push_back(
-        request.owner +
+    env.gate->disable(report->owner);
+    report->findings.notes.push_back(
+        report->owner +
         "'s kiln_launch waited for the GPU inside the call (a stream or device "
         "synchronize, or a synchronous copy), so the launch gate was given up after " +
         std::to_string(LaunchGate::kTimeoutNs / 1'000'000) +
         " ms; its later samples are timed with the host's launch gaps included");
   }
+}
 
-  // After: inputs unchanged, guard bands intact.
+void finish_call(const CallEnvironment& env, const tasks::WorkloadLayout& layout,
+                 const CallRequest& request, const std::vector<uint64_t>& before,
+                 CallReport* report) {
   auto after = input_checksums(env, layout, *request.inputs);
   if (!after) {
-    report.harness_error = after.error().message;
-    report.fatal = true;
-    return report;
+    report->harness_error = after.error().message;
+    report->fatal = true;
+    return;
   }
   for (size_t t = 0; t < layout.tensors.size(); ++t) {
-    if (!layout.tensors[t].is_output && (*before)[t] != (*after)[t])
-      report.changed_inputs.push_back(layout.tensors[t].name);
+    if (!layout.tensors[t].is_output && before[t] != (*after)[t])
+      report->changed_inputs.push_back(layout.tensors[t].name);
   }
   for (size_t t = 0; t < layout.tensors.size(); ++t) {
     const TensorSet& set = layout.tensors[t].is_output ? *request.outputs : *request.inputs;
     const GuardedBuffer* buffer = set.at(t);
     if (buffer == nullptr) continue;
-    auto damage = buffer->check_guards(env.scratch->guards(), hs);
+    auto damage = buffer->check_guards(env.scratch->guards(), env.harness_stream);
     if (!damage) {
-      report.harness_error = damage.error().message;
-      report.fatal = true;
-      return report;
+      report->harness_error = damage.error().message;
+      report->fatal = true;
+      return;
     }
     if (!damage->intact())
-      report.guard_damage.push_back(GuardBand::describe(*damage, layout.tensors[t].name));
+      report->guard_damage.push_back(GuardBand::describe(*damage, layout.tensors[t].name));
   }
+}
+
+CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLayout& layout,
+                            const CallRequest& request) {
+  CallReport report;
+  report.owner = request.owner;
+  auto before = prepare_call(env, layout, request);
+  if (!before) {
+    report.harness_error = before.error().message;
+    report.fatal = true;
+    return report;
+  }
+  std::vector<void*> pointers = call_pointers(layout, *request.inputs, *request.outputs);
+  run_call_window(env, request.launch, layout.abi_tensors(pointers), layout.abi_scalars(),
+                  request.timed, &report);
+  if (report.fatal) return report;
+  finish_call(env, layout, request, *before, &report);
   return report;
 }
 

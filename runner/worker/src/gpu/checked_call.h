@@ -1,10 +1,14 @@
-// One call of a kernel's kiln_launch with the per-call gates around it:
-//   before: input checksums, outputs poisoned (the pattern of this call), guard bands
-//           intact, L2 flushed when timed, everything on the harness stream finished;
-//   window: [open, close] in CUPTI time, CUDA events around the call on its stream,
-//           closed only after a device-wide synchronize (bounded by a hang timeout);
-//   after:  CUDA errors, input checksums again, guard bands of every tensor touched,
-//           the CUPTI records of the window (sample span, streams, threads).
+// One call of a kernel's kiln_launch with the per-call gates around it, in three parts:
+//   before (prepare_call): input checksums, outputs poisoned (the pattern of this call),
+//           everything on the harness stream finished;
+//   window (run_call_window): L2 flushed when timed; [open, close] in CUPTI time, CUDA
+//           events around the call on its stream, closed only after a device-wide
+//           synchronize (bounded by a hang timeout); CUDA errors, the device settings put
+//           back, the CUPTI records of the window (sample span, streams, threads);
+//   after (finish_call): input checksums again, guard bands of every tensor touched.
+// The verifier runs all three for the baseline (run_checked_call). For the candidate it runs
+// the before and after parts on its own buffers and the candidate host runs the window in its
+// process, on the same buffers opened through CUDA IPC (candidate_host.h).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -50,12 +54,21 @@ struct CallReport {
   std::vector<std::string> guard_damage;          // one sentence per damaged tensor
   std::vector<std::string> device_state_changes;  // settings the call changed (put back)
   std::vector<ActivityRecord> records;            // everything drained after the call
+  // The harness's own activity markers were missing from the window's records: something
+  // stopped CUPTI during the call (activity_record gate).
+  std::string activity_problem;
+  bool remote = false;    // the window ran in the candidate host (records stay there)
+  bool activity = false;  // CUPTI recorded the window (hidden_stream_work can be judged)
+  double wall_us = 0;     // remote: the verifier's clock around the host's round trip
+  std::vector<std::string> libraries;  // remote: objects the host loaded during the call
+  // The candidate host died, hung or broke the protocol (candidate_process gate).
+  std::string integrity_error;
   std::string harness_error;  // the harness itself failed (not the kernel's fault)
 
   bool clean() const {
     return status == KILN_OK && cuda_error.empty() && !hung && changed_inputs.empty() &&
            guard_damage.empty() && findings.violations.empty() && harness_error.empty() &&
-           device_state_changes.empty();
+           device_state_changes.empty() && integrity_error.empty();
   }
 };
 
@@ -70,6 +83,23 @@ struct CallRequest {
 
 CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLayout& layout,
                             const CallRequest& request);
+
+// The before part: the inputs' checksums (for finish_call), the outputs poisoned, the harness
+// stream finished. An error is the harness's.
+Result<std::vector<uint64_t>> prepare_call(const CallEnvironment& env,
+                                           const tasks::WorkloadLayout& layout,
+                                           const CallRequest& request);
+
+// The window of one kiln_launch on `tensors`: fills report's status, errors, times, window,
+// records and findings, device_state_changes and activity_problem.
+void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
+                     const std::vector<kiln_tensor>& tensors,
+                     const std::vector<kiln_scalar>& scalars, bool timed, CallReport* report);
+
+// The after part: inputs unchanged since `before`, every touched tensor's guard bands.
+void finish_call(const CallEnvironment& env, const tasks::WorkloadLayout& layout,
+                 const CallRequest& request, const std::vector<uint64_t>& before,
+                 CallReport* report);
 
 // Checksums of every input of `inputs` (in tensor order; 0 for outputs).
 Result<std::vector<uint64_t>> input_checksums(const CallEnvironment& env,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "activity_recorder.h"
+#include "candidate_host.h"
 #include "device_info.h"
 #include "device_state.h"
 #include "harness_resources.h"
@@ -18,8 +19,10 @@
 #include "kiln/worker/dynamic_library.h"
 #include "kiln/worker/environment_guard.h"
 #include "kiln/worker/event_stream.h"
+#include "kiln/worker/loaded_libraries.h"
 #include "kiln/worker/nvml_probe.h"
 #include "kiln/worker/peak_table.h"
+#include "kiln/worker/wall_time.h"
 #include "kiln/worker/worker_result.h"
 #include "tool_jobs.h"
 #include "workload_session.h"
@@ -52,6 +55,10 @@ std::string next_step(const std::string& gate) {
     return "set no environment variables, device limits, cache preferences or stream attributes";
   if (gate == gate::kCudaErrors)
     return "check every CUDA call and launch (compute-sanitizer memcheck helps)";
+  if (gate == gate::kCandidateProcess)
+    return "let kiln_launch return normally: no exit, no crash, no writes to descriptors it "
+           "did not open";
+  if (gate == gate::kActivityRecord) return "leave the profiler (CUPTI) alone";
   return "see the gate's detail";
 }
 
@@ -101,6 +108,7 @@ class JobDriver {
     result_.gates.not_run(gate::kHiddenStreamWork, why + ", so work outside the stream is unseen");
   }
   bool fatal() const { return job_.fatal; }
+  WallTime& wall() { return wall_; }
 
   // The task bundle, the candidate's hash and the workloads the job names (all by default).
   bool load_task();
@@ -114,8 +122,8 @@ class JobDriver {
   bool open_gpu();
   // The harness's resources and the context every workload session shares.
   bool set_up_harness();
-  // The candidate, last, once CUPTI records and the harness is set up: what its load-time code
-  // did to the environment or the device is put back and fails the harness_state gate.
+  // The candidate, last, in its own confined process (candidate_host.h): what its load-time
+  // code did to that process's environment or device settings fails the harness_state gate.
   bool load_candidate();
   // Every workload's tensor layout, and a result row for each.
   bool lay_out_workloads();
@@ -162,13 +170,14 @@ class JobDriver {
   compiler::BuildOutcome candidate_build_;
   compiler::BuildOutcome baseline_build_;
   compiler::BuildOutcome reference_build_;
-  std::optional<DynamicLibrary> candidate_library_;
   std::optional<DynamicLibrary> baseline_library_;
   std::optional<DynamicLibrary> reference_library_;
   ActivityRecorder recorder_;
   NvmlProbe nvml_;
   HarnessResources harness_;
   DeviceState device_state_;
+  WallTime wall_;
+  std::unique_ptr<CandidateHost> candidate_host_;  // stops the host before the harness goes
   JobContext job_;
   std::vector<tasks::WorkloadLayout> layouts_;
 };
@@ -255,30 +264,47 @@ bool JobDriver::load() {
   return true;
 }
 
-// A candidate that does not load is the candidate's failure.
+// The candidate host: a separate process that loads the candidate, confined first, so no
+// candidate code runs here (candidate_host.h). A candidate that does not load is the
+// candidate's failure; a host that does not start is the harness's.
 bool JobDriver::load_candidate() {
-  const EnvironmentGuard environment;
-  auto candidate = DynamicLibrary::open(candidate_build_.library);
-  std::vector<std::string> changed;
-  if (const auto variables = environment.restore(); !variables.empty()) {
-    std::string list;
-    for (const auto& variable : variables) list += (list.empty() ? "" : ", ") + variable;
-    changed.push_back("the environment (" + list + ")");
-  }
-  for (auto& change : device_state_.restore(job_.env.launch_stream)) changed.push_back(change);
-  if (!candidate) return end("failed", candidate.error().message);
-  candidate_library_ = std::move(*candidate);
-  if (!changed.empty()) {
+  CandidateHost::Options options;
+  options.executable = options_.executable;
+  host::LoadRequest& load = options.load;
+  load.task_dir = spec_.task_dir;
+  load.library = candidate_build_.library;
+  load.cuda_root = options_.toolchain.cuda_root;
+  load.gpu = options_.gpu;
+  load.l2_bytes = result_.gpu->l2_bytes;
+  load.hang_timeout_seconds = job_.env.hang_timeout_seconds;
+  load.readable = {std::filesystem::absolute(spec_.task_dir),
+                   std::filesystem::absolute(candidate_build_.library).parent_path()};
+  host::LoadReply reply;
+  auto started = CandidateHost::start(options, &reply);
+  if (!started) return end("error", "the candidate's process: " + started.error().message);
+  candidate_host_ = std::move(*started);
+  result_.isolation = reply.confinement;
+  if (!reply.harness_error.empty())
+    return end("error", "the candidate's process could not start: " + reply.harness_error);
+  if (!reply.ok) return end("failed", reply.error);
+  if (const auto banned = banned_among(reply.libraries, task_->banned_symbols); !banned.empty()) {
     std::string what;
-    for (const auto& change : changed) what += (what.empty() ? "" : "; ") + change;
+    for (const auto& b : banned) what += (what.empty() ? "" : "; ") + b;
+    result_.gates.fail(gate::kBannedSymbols, "", "when the candidate's library loaded, " + what);
+    return end("failed", failure_summary(result_));
+  }
+  if (!reply.activity)
+    activity_not_recorded("CUPTI unavailable in the candidate's process (" + reply.activity_note +
+                          ")");
+  if (!reply.load_changes.empty()) {
+    std::string what;
+    for (const auto& change : reply.load_changes) what += (what.empty() ? "" : "; ") + change;
     result_.gates.fail(
         gate::kHarnessState, "",
         "the candidate's library changed " + what + " when it loaded (put back by the harness)");
     return end("failed", failure_summary(result_));
   }
-  auto candidate_fn = candidate_library_->symbol("kiln_launch");
-  if (!candidate_fn) return end("failed", candidate_fn.error().message);
-  job_.candidate = reinterpret_cast<kiln_launch_fn>(*candidate_fn);
+  job_.candidate = candidate_host_.get();
   return true;
 }
 
@@ -319,6 +345,7 @@ bool JobDriver::set_up_harness() {
   job_.events = &events_;
   job_.nvml = &nvml_;
   job_.gpu = &*result_.gpu;
+  job_.wall = &wall_;
   job_.env.hang_timeout_seconds = std::max(5.0, std::min(60.0, seconds_left()));
   auto state = DeviceState::capture(job_.env.launch_stream);
   if (!state) return end("error", state.error().message);
@@ -391,12 +418,16 @@ void JobDriver::fail_untimed_rows() {
 
 int JobDriver::finish_with_verdict() {
   if (spec_.kind == JobKind::kBenchmark) fail_untimed_rows();
-  if (job_.env.recorder != nullptr && recorder_.dropped() > 0) {
-    activity_not_recorded("CUPTI dropped " + std::to_string(recorder_.dropped()) +
+  const uint64_t dropped =
+      recorder_.dropped() + (candidate_host_ != nullptr ? candidate_host_->dropped() : 0);
+  if (job_.env.recorder != nullptr && dropped > 0) {
+    activity_not_recorded("CUPTI dropped " + std::to_string(dropped) +
                           " activity records, so not every kernel of a timed window was seen");
   } else if (job_.env.recorder != nullptr) {
     result_.gates.pass(gate::kActivityRecord);
   }
+  if (candidate_host_ != nullptr && !candidate_host_->broken() && !job_.fatal)
+    result_.gates.pass(gate::kCandidateProcess);
   if (job_.fatal && !job_.fatal_error.empty()) return finish("error", job_.fatal_error);
   if (!result_.gates.any_failed() && every_workload_passed(result_.workloads))
     return finish("passed", "");
@@ -410,6 +441,10 @@ bool JobDriver::end(const std::string& status, const std::string& error) {
 }
 
 int JobDriver::finish() {
+  if (spec_.kind == JobKind::kVerify || spec_.kind == JobKind::kBenchmark) {
+    wall_.total_s = std::chrono::duration<double>(Clock::now() - started_).count();
+    result_.wall_time = wall_.to_json();
+  }
   result_.stage = result_.status == "passed" ? "done" : events_.last_stage();
   events_.stage("done");
   events_.result(result_.to_json());
@@ -422,7 +457,10 @@ int drive_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& o
   *fatal = false;
   JobDriver job(spec, options, out);
   job.stage("build");
-  if (!job.load_task() || !job.build()) return job.finish();
+  {
+    const ScopedSeconds timed(&job.wall().build_s);
+    if (!job.load_task() || !job.build()) return job.finish();
+  }
   if (options.build_only) {
     job.note("build only: nothing was run");
     return job.finish("passed", "");
@@ -430,14 +468,21 @@ int drive_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& o
   if (spec.kind == JobKind::kProfile || spec.kind == JobKind::kSanitize) return job.run_tool_job();
 
   job.stage("load");
-  if (!job.load() || !job.open_gpu() || !job.set_up_harness() || !job.load_candidate())
-    return job.finish();
+  {
+    const ScopedSeconds timed(&job.wall().load_s);
+    if (!job.load() || !job.open_gpu() || !job.set_up_harness() || !job.load_candidate())
+      return job.finish();
+  }
 
   job.stage("verify");
   if (!job.lay_out_workloads()) return job.finish();
-  job.verify_pass();
+  {
+    const ScopedSeconds timed(&job.wall().verify_s);
+    job.verify_pass();
+  }
   if (spec.kind == JobKind::kBenchmark && job.all_verified()) {
     job.stage("timing");
+    const ScopedSeconds timed(&job.wall().timing_s);
     job.timing_pass();
   }
   *fatal = job.fatal();

@@ -11,6 +11,7 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
                                                            const TensorSet& expected,
                                                            const tasks::Tolerance& tolerance,
                                                            const std::vector<uint64_t>& poison) {
+  const ScopedSeconds timed(wall(&WallTime::output_checks_s));
   OutputComparison out;
   const cudaStream_t hs = job_.env.harness_stream;
   size_t output_index = 0;
@@ -139,6 +140,7 @@ bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& 
                                       const std::vector<int64_t>& required_rows, uint64_t plan_seed,
                                       const std::string& phase, std::string_view mismatch_gate,
                                       tasks::ErrorStats* stats) {
+  const ScopedSeconds timed(wall(&WallTime::cpu_reference_s));
   tasks::HostTensors host;
   if (!host_copy_for_reference(inputs, outputs, &host)) return false;
   const tasks::RowPlan plan =

@@ -1,6 +1,8 @@
 // The verify pass (workload_session.h, steps 1-3): correctness on the first inputs against
 // the baseline and the CPU reference, determinism across two runs, fresh inputs, and work left
 // after the calls.
+#include <optional>
+
 #include "workload_session.h"
 
 namespace kiln::worker {
@@ -24,9 +26,12 @@ bool WorkloadSession::verify_pass() {
   CallReport run1 = call(true, inputs_, candidate_out_, false);
   if (!gate_call(run1, "first call")) return false;
   tasks::HostTensors host1;
-  if (auto s = host_copy(candidate_out_, true, &host1); !s) {
-    harness_failure(s.error().message);
-    return false;
+  {
+    const ScopedSeconds timed(wall(&WallTime::cpu_reference_s));  // kept for determinism
+    if (auto s = host_copy(candidate_out_, true, &host1); !s) {
+      harness_failure(s.error().message);
+      return false;
+    }
   }
   CallReport run2 = call(true, inputs_, candidate_out_, false);
   if (!gate_call(run2, "second call")) return false;
@@ -40,6 +45,7 @@ bool WorkloadSession::verify_pass() {
   }
 
   progress("verify: CPU reference");
+  std::optional<ScopedSeconds> reference_time(std::in_place, wall(&WallTime::cpu_reference_s));
   tasks::HostTensors host2;
   if (!host_copy_for_reference(inputs_, candidate_out_, &host2)) return false;
   const tasks::RowPlan plan =
@@ -114,6 +120,8 @@ bool WorkloadSession::verify_pass() {
                          ", all within tolerance (passes; the summation order varies)");
   }
 
+  reference_time.reset();
+
   // Fresh inputs: new values at the same addresses; a few values changed; new addresses.
   progress("verify: fresh inputs");
   if (auto s = draw_inputs(inputs_, kDrawFresh); !s) {
@@ -158,6 +166,7 @@ bool WorkloadSession::verify_pass() {
     TensorSet inputs2;
     TensorSet outputs2;
     TensorSet base2;
+    const HostShares shares(job_.candidate);  // released before the three sets are freed
     const cudaStream_t hs = job_.env.harness_stream;
     Status s = inputs2.allocate(layout_, true, false, job_.env.guard_seed, &job_.next_band, hs);
     if (s) s = outputs2.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);

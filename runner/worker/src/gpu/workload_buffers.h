@@ -33,6 +33,9 @@ class GuardedBuffer {
 
   void* data() const { return static_cast<unsigned char*>(base_) + layout_.data_offset; }
   int64_t bytes() const { return layout_.data_bytes; }
+  // The whole allocation (guard bands included), as CUDA IPC shares it, and where data starts.
+  void* base() const { return base_; }
+  int64_t data_offset() const { return layout_.data_offset; }
 
  private:
   void* base_ = nullptr;

@@ -51,6 +51,7 @@ std::vector<uint64_t> WorkloadSession::poison_for_call(int64_t call) const {
 
 Status WorkloadSession::allocate(bool timing) {
   const cudaStream_t hs = job_.env.harness_stream;
+  if (job_.candidate != nullptr) job_.candidate->release_all();  // before the old sets are freed
   inputs_ = TensorSet();
   if (auto s = inputs_.allocate(layout_, true, false, job_.env.guard_seed, &job_.next_band, hs); !s)
     return s;
@@ -72,6 +73,7 @@ Status WorkloadSession::allocate(bool timing) {
 }
 
 Status WorkloadSession::draw_inputs(TensorSet& inputs, uint64_t draw) {
+  const ScopedSeconds timed(wall(&WallTime::inputs_s));
   const uint64_t draw_id = (static_cast<uint64_t>(index_) << 40) | draw;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
     const tasks::TensorLayout& tensor = layout_.tensors[t];
@@ -91,6 +93,7 @@ Status WorkloadSession::draw_inputs(TensorSet& inputs, uint64_t draw) {
 
 Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
                                        std::vector<int64_t>* touched_rows) {
+  const ScopedSeconds timed(wall(&WallTime::inputs_s));
   const std::vector<bool> sliced = tasks::RowSampler::sliced_tensors(layout_);
   tasks::HostTensors host;
   if (auto s = host_copy(inputs, false, &host); !s) return s;
@@ -134,14 +137,41 @@ Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
 CallReport WorkloadSession::call(bool candidate, const TensorSet& inputs, const TensorSet& outputs,
                                  bool timed) {
   CallRequest request;
-  request.launch = candidate ? job_.candidate : job_.baseline;
+  request.launch = job_.baseline;
   request.owner = candidate ? "candidate" : "baseline";
   request.inputs = &inputs;
   request.outputs = &outputs;
   request.poison = poison_for_call(candidate ? job_.calls++ : 0);
   request.timed = timed;
-  CallReport report = run_checked_call(job_.env, layout_, request);
-  windows_.push_back(report.window);
+  CallReport report;
+  if (candidate) {
+    report = candidate_call(request);
+  } else {
+    const ScopedSeconds timed_call(wall(&WallTime::baseline_calls_s));
+    report = run_checked_call(job_.env, layout_, request);
+    windows_.push_back(report.window);
+  }
+  if (job_.wall != nullptr) {
+    job_.wall->gpu_busy_s += report.span_us * 1e-6;
+    ++job_.wall->calls;
+  }
+  return report;
+}
+
+CallReport WorkloadSession::candidate_call(const CallRequest& request) {
+  const ScopedSeconds timed(wall(&WallTime::candidate_calls_s));
+  // The candidate's window runs in its host; the checks before and after it run here, on the
+  // verifier's own view of the buffers.
+  CallReport report;
+  report.owner = request.owner;
+  auto before = prepare_call(job_.env, layout_, request);
+  if (!before) {
+    report.harness_error = before.error().message;
+    report.fatal = true;
+    return report;
+  }
+  job_.candidate->call(layout_, *request.inputs, *request.outputs, request.timed, &report);
+  if (!report.fatal) finish_call(job_.env, layout_, request, *before, &report);
   return report;
 }
 

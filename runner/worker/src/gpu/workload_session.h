@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "candidate_host.h"
 #include "checked_call.h"
 #include "kiln/tasks/reference_check.h"
 #include "kiln/tasks/task.h"
@@ -36,6 +37,7 @@
 #include "kiln/worker/gate_ledger.h"
 #include "kiln/worker/nvml_probe.h"
 #include "kiln/worker/stopping_criterion.h"
+#include "kiln/worker/wall_time.h"
 #include "kiln/worker/worker_result.h"
 
 namespace kiln::worker {
@@ -43,7 +45,7 @@ namespace kiln::worker {
 struct JobContext {
   const tasks::Task* task = nullptr;
   CallEnvironment env;
-  kiln_launch_fn candidate = nullptr;
+  CandidateHost* candidate = nullptr;  // runs the candidate's calls in its own process
   kiln_launch_fn baseline = nullptr;
   kiln_reference_fn reference = nullptr;
   tasks::Tolerance tolerance;  // the task's, against the exact CPU reference
@@ -55,10 +57,26 @@ struct JobContext {
   EventStream* events = nullptr;
   NvmlProbe* nvml = nullptr;
   GpuInfo* gpu = nullptr;
-  int64_t calls = 0;        // candidate calls so far (picks the poison pattern)
-  uint64_t next_band = 0;   // guard band numbering
-  bool fatal = false;       // the context is unusable or the harness broke
-  std::string fatal_error;  // when the harness (not the candidate) broke
+  WallTime* wall = nullptr;  // where the passes' time goes (never null in a job)
+  int64_t calls = 0;         // candidate calls so far (picks the poison pattern)
+  uint64_t next_band = 0;    // guard band numbering
+  bool fatal = false;        // the context is unusable or the harness broke
+  std::string fatal_error;   // when the harness (not the candidate) broke
+};
+
+// Releases every buffer shared with the candidate host when it goes out of scope: declared
+// after the buffers it covers, so the host closes its mappings before they are freed.
+class HostShares {
+ public:
+  explicit HostShares(CandidateHost* host) : host_(host) {}
+  ~HostShares() {
+    if (host_ != nullptr) host_->release_all();
+  }
+  HostShares(const HostShares&) = delete;
+  HostShares& operator=(const HostShares&) = delete;
+
+ private:
+  CandidateHost* host_;
 };
 
 class WorkloadSession {
@@ -92,11 +110,14 @@ class WorkloadSession {
   Status draw_inputs(TensorSet& inputs, uint64_t draw);
   Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
   CallReport call(bool candidate, const TensorSet& inputs, const TensorSet& outputs, bool timed);
+  // The candidate's call: the checks here, the window in the candidate host.
+  CallReport candidate_call(const CallRequest& request);
   std::vector<uint64_t> poison_for_call(int64_t call) const;
   Status host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host);
   void fail(std::string_view gate, const std::string& detail);
   void progress(const std::string& message);
   void harness_failure(const std::string& message);
+  double* wall(double WallTime::*field) { return job_.wall ? &(job_.wall->*field) : nullptr; }
 
   // Gates (call_gates.cpp). The per-call gates; false when a gate failed (or the call was fatal).
   bool gate_call(const CallReport& report, const std::string& phase);
@@ -137,6 +158,7 @@ class WorkloadSession {
   TensorSet baseline_out_[2];
   TensorSet baseline_first_;
   std::vector<CallWindow> windows_;
+  HostShares shares_{job_.candidate};  // last: released before the buffers above are freed
 };
 
 }  // namespace kiln::worker

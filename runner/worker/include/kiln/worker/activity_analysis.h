@@ -40,6 +40,9 @@ struct CallWindow {
   uint64_t launch_begin = 0;  // host time around the kiln_launch call itself
   uint64_t launch_end = 0;
   uint64_t close = 0;  // after the device-wide synchronize
+  // The launch gate held the launch stream: its hold kernel, the first kernel on that
+  // stream in the window, is the harness's and is not charged.
+  bool gated = false;
 };
 
 struct WindowFindings {

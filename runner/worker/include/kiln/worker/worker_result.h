@@ -69,6 +69,8 @@ struct WorkerResult {
   int job_workload_count = 0;   // how many this job asked for (all of the task's when none named)
   nlohmann::json profile;       // kind=profile
   nlohmann::json sanitize;      // kind=sanitize
+  nlohmann::json isolation;     // how the candidate's process was separated and confined
+  nlohmann::json wall_time;     // verify/benchmark: where the job's time went (wall_time.h)
   std::vector<std::string> notes;
 
   // Counts, geometric mean of the speedups and whether the result can be scored.

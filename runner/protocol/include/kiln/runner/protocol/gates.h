@@ -31,19 +31,24 @@ inline constexpr std::string_view kActivityRecord = "activity_record";
 // NVML sampled the SM clock and throttle reasons around every timed sample (throttled samples
 // are discarded only when they can be seen).
 inline constexpr std::string_view kClockMonitoring = "clock_monitoring";
+// The candidate's process (the candidate host: the candidate never runs in the verifier) kept
+// to the protocol: it did not die, hang or answer out of turn, every answer parsed, and no
+// time it reported exceeds the verifier's own clock for the call.
+inline constexpr std::string_view kCandidateProcess = "candidate_process";
 }  // namespace gate
 
 // Every gate a verify result must carry, passed, in the order results list them.
-inline constexpr std::array<std::string_view, 11> kVerifyGates = {
+inline constexpr std::array<std::string_view, 12> kVerifyGates = {
     gate::kBannedSymbols, gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
     gate::kGuardBands,    gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
-    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord};
+    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord,   gate::kCandidateProcess};
 
 // A benchmark result needs those and the clock monitoring of its timed samples.
-inline constexpr std::array<std::string_view, 12> kBenchmarkGates = {
-    gate::kBannedSymbols, gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
-    gate::kGuardBands,    gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
-    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord,   gate::kClockMonitoring};
+inline constexpr std::array<std::string_view, 13> kBenchmarkGates = {
+    gate::kBannedSymbols,   gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
+    gate::kGuardBands,      gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
+    gate::kCorrectness,     gate::kHarnessState,    gate::kActivityRecord,   gate::kClockMonitoring,
+    gate::kCandidateProcess};
 
 // The `state` of a gate in a RESULT.
 namespace gate_state {

@@ -1,0 +1,115 @@
+// The messages between kiln-worker (the verifier: it holds the hidden seed, the references,
+// the gate ledger and the result channel, and never loads candidate code) and its candidate
+// host (a child process, confined before it loads the candidate's library, that runs the
+// candidate's calls on buffers the verifier shares with it through CUDA IPC). One JSON
+// object per line (message_channel.h); every request carries a sequence number its answer
+// repeats, so a duplicated, late or unexpected answer is told from the right one.
+//
+//   verifier -> host                         host -> verifier
+//   load   {task_dir, library, gpu, ...}     loaded {ok, error, load_changes, activity,
+//   confinement} share  {buffers: [{id, handle, offset}]} shared release {ids} released call
+//   {workload, buffers, timed}        called {a CandidateCallReply} after_calls after_calls
+//   {hidden} exit                                     (the host exits)
+//
+// Everything the host sends is what the candidate may have written: the verifier decides
+// correctness from the buffers alone, bounds the reported times by its own clock, and treats
+// any answer these parsers refuse as the candidate_process gate's failure.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kiln/base/result.h"
+
+namespace kiln::worker::host {
+
+namespace op {
+inline constexpr const char* kLoad = "load";
+inline constexpr const char* kLoaded = "loaded";
+inline constexpr const char* kShare = "share";
+inline constexpr const char* kShared = "shared";
+inline constexpr const char* kRelease = "release";
+inline constexpr const char* kReleased = "released";
+inline constexpr const char* kCall = "call";
+inline constexpr const char* kCalled = "called";
+inline constexpr const char* kAfterCalls = "after_calls";
+inline constexpr const char* kExit = "exit";
+}  // namespace op
+
+// What the host needs to run the candidate: no seed, no job file, no references.
+struct LoadRequest {
+  std::filesystem::path task_dir;   // the layouts of the workloads (tasks::layout_workload)
+  std::filesystem::path library;    // the candidate's built shared object
+  std::filesystem::path cuda_root;  // the toolkit the library links (kept readable)
+  int gpu = 0;
+  int64_t l2_bytes = 0;                         // sizes the host's own L2 flush
+  double hang_timeout_seconds = 60;             // one call's bound inside the host
+  std::vector<std::filesystem::path> readable;  // besides the system's: what confinement keeps
+  nlohmann::json to_json() const;
+  static Result<LoadRequest> from_json(const nlohmann::json& message);
+};
+
+struct LoadReply {
+  bool ok = false;
+  std::string error;                      // why the candidate did not load (its failure)
+  std::string harness_error;              // why the host could not start (not the candidate's)
+  std::vector<std::string> load_changes;  // what the library's load-time code changed (put back)
+  bool activity = false;                  // CUPTI records in the host
+  std::string activity_note;              // why not
+  nlohmann::json confinement;             // what the host is confined by (shown in the result)
+  std::vector<std::string> libraries;     // shared objects loaded in the host (file names)
+  nlohmann::json to_json() const;
+  static Result<LoadReply> from_json(const nlohmann::json& message);
+};
+
+// One device allocation of the verifier's, opened by the host: `handle` is the
+// cudaIpcMemHandle_t's bytes in hex; the tensor's data starts `offset` bytes in.
+struct SharedBuffer {
+  int64_t id = 0;
+  std::string handle;
+  int64_t offset = 0;
+  int64_t bytes = 0;
+};
+
+struct CallRequest {
+  int64_t seq = 0;
+  std::string nonce;             // random per call; the answer must repeat it (no blind forgery)
+  std::string workload;          // a workload of the task, by name
+  std::vector<int64_t> buffers;  // per tensor of the layout, the shared buffer id (-1: none)
+  bool timed = false;            // flush L2 first and hold the launch stream (launch_gate.h)
+  nlohmann::json to_json() const;
+  static Result<CallRequest> from_json(const nlohmann::json& message);
+};
+
+// What the host saw of one call. All of it is the candidate's word except what the verifier
+// checks itself (the buffers), so the verifier bounds it (times within its own clock).
+struct CallReply {
+  int64_t seq = 0;
+  std::string nonce;
+  int status = 0;                   // kiln_launch's return value
+  std::string cuda_error;           // a CUDA error during or after the call
+  bool fatal = false;               // the host's context is unusable
+  bool hung = false;                // did not finish within the hang timeout
+  double event_us = 0;              // CUDA events around the call
+  double span_us = 0;               // CUPTI: first GPU start to last GPU end in the window
+  int kernels = 0;                  // kernels CUPTI saw in the window
+  std::vector<std::string> hidden;  // hidden_stream_work findings
+  std::vector<std::string> notes;   // charged and reported
+  std::vector<std::string> device_state_changes;  // harness_state (put back)
+  bool activity = false;                          // CUPTI recorded this call
+  std::string activity_problem;        // the harness's own markers were missing: CUPTI was stopped
+  uint64_t dropped = 0;                // records CUPTI dropped so far
+  std::vector<std::string> libraries;  // shared objects loaded since the last answer
+  std::string harness_error;           // the host itself failed
+  nlohmann::json to_json() const;
+  static Result<CallReply> from_json(const nlohmann::json& message);
+};
+
+// The hex of `bytes` bytes at `data`, and back (false on a malformed string or length).
+std::string to_hex(const void* data, size_t bytes);
+bool from_hex(const std::string& hex, void* data, size_t bytes);
+
+}  // namespace kiln::worker::host

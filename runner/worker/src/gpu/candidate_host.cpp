@@ -1,0 +1,350 @@
+#include "candidate_host.h"
+
+#include <cuda_runtime_api.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <system_error>
+
+#include "cuda_status.h"
+#include "kiln/base/file.h"
+#include "kiln/base/process.h"
+
+namespace kiln::worker {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::mutex g_exit_mutex;  // guards CandidateHost::exit_description_ (written by the supervisor)
+
+std::string fresh_nonce() {
+  std::random_device device;
+  const uint32_t words[4] = {device(), device(), device(), device()};
+  return host::to_hex(words, sizeof words);
+}
+
+std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+void forward_to_stderr(std::string_view chunk) {
+  size_t done = 0;
+  while (done < chunk.size()) {
+    const ssize_t n = ::write(STDERR_FILENO, chunk.data() + done, chunk.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+std::string describe_exit(const ProcessExit& exit) {
+  switch (exit.how) {
+    case ProcessExit::How::kExited:
+      return "exited with status " + std::to_string(exit.exit_code);
+    case ProcessExit::How::kSignaled:
+      return "was killed by " + signal_name(exit.signal);
+    case ProcessExit::How::kSpawnFailed:
+      return "could not be started (" + exit.spawn_error + ")";
+    default:
+      return "was stopped by the verifier";
+  }
+}
+
+// The parent of process `pid`, from /proc (0 when unknown).
+pid_t parent_of(pid_t pid) {
+  auto read = read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!read) return 0;
+  const std::string& text = *read;
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos || close + 4 > text.size()) return 0;
+  // ") S PPID ..."
+  return static_cast<pid_t>(std::atol(text.c_str() + close + 4));
+}
+
+// A listening socket in a fresh private folder, and the folder.
+Result<int> listen_in(std::filesystem::path* dir, std::filesystem::path* socket_path) {
+  char pattern[] = "/tmp/kiln-host-XXXXXX";
+  if (::mkdtemp(pattern) == nullptr) return make_error(errno_text("mkdtemp"));
+  *dir = pattern;
+  *socket_path = *dir / "s";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error(errno_text("socket"));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket_path->c_str(), sizeof address.sun_path - 1);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(fd, 1) != 0) {
+    const Error error = make_error(errno_text("bind/listen " + socket_path->string()));
+    ::close(fd);
+    return error;
+  }
+  return fd;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& options,
+                                                            host::LoadReply* reply) {
+  std::unique_ptr<CandidateHost> self(new CandidateHost());
+  self->hang_timeout_seconds_ = options.load.hang_timeout_seconds;
+  std::filesystem::path socket_path;
+  auto listener = listen_in(&self->socket_dir_, &socket_path);
+  if (!listener) return listener.error();
+
+  ProcessSpec spec;
+  spec.argv = {options.executable.string(), "--candidate-host", socket_path.string()};
+  spec.working_dir = options.load.library.parent_path();  // not the job folder
+  CandidateHost* raw = self.get();
+  self->supervisor_ = std::thread([raw, spec] {
+    ProcessLimits limits;
+    limits.cancel = &raw->cancel_;
+    ProcessOutput output;
+    output.on_stdout = [](std::string_view chunk) {
+      forward_to_stderr(chunk);
+      return true;
+    };
+    output.on_stderr = forward_to_stderr;
+    const ProcessExit exit = run_supervised(spec, limits, output);
+    {
+      const std::lock_guard<std::mutex> lock(g_exit_mutex);
+      raw->exit_description_ = describe_exit(exit);
+    }
+    raw->exited_ = true;
+  });
+
+  // The host connects once its process is up; nothing else may (the folder is private and
+  // the peer must be our child).
+  const auto deadline = Clock::now() + options.start_timeout;
+  int fd = -1;
+  while (fd < 0) {
+    if (self->exited_) {
+      ::close(*listener);
+      const std::lock_guard<std::mutex> lock(g_exit_mutex);
+      return make_error("the candidate's process " + self->exit_description_ +
+                        " before it connected");
+    }
+    if (Clock::now() > deadline) {
+      ::close(*listener);
+      return make_error("the candidate's process did not connect within " +
+                        std::to_string(options.start_timeout.count()) + " s");
+    }
+    pollfd p{*listener, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    fd = ::accept4(*listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    ucred peer{};
+    socklen_t length = sizeof peer;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
+        parent_of(peer.pid) != ::getpid()) {
+      ::close(fd);  // not our child
+      fd = -1;
+    }
+  }
+  ::close(*listener);
+  std::error_code ignored;
+  std::filesystem::remove_all(self->socket_dir_, ignored);
+  self->socket_dir_.clear();
+  self->channel_ = MessageChannel(fd);
+
+  auto answer =
+      self->exchange(options.load.to_json(), host::op::kLoaded,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(options.start_timeout));
+  if (!answer) return make_error("the candidate's process did not load: " + answer.error().message);
+  auto parsed = host::LoadReply::from_json(*answer);
+  if (!parsed) return parsed.error();
+  *reply = std::move(*parsed);
+  return self;
+}
+
+CandidateHost::~CandidateHost() {
+  if (channel_.open() && broken_.empty()) {
+    (void)channel_.send({{"op", host::op::kExit}});
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    while (!exited_ && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  cancel_ = true;
+  if (supervisor_.joinable()) supervisor_.join();
+  if (!socket_dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(socket_dir_, ignored);
+  }
+}
+
+void CandidateHost::mark_broken(const std::string& why) {
+  if (broken_.empty()) broken_ = why;
+  cancel_ = true;  // a host out of step with the verifier is not used again
+}
+
+Result<json> CandidateHost::exchange(const json& request, const char* reply_op,
+                                     std::chrono::milliseconds timeout) {
+  if (!broken_.empty()) return make_error(broken_);
+  if (auto s = channel_.send(request); !s) {
+    mark_broken("the candidate's process is gone (" + s.error().message + ")");
+    return make_error(broken_);
+  }
+  auto answer = channel_.receive(timeout);
+  if (!answer) {
+    std::string why = answer.error().message;
+    if (channel_.closed()) {
+      for (int i = 0; i < 200 && !exited_; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      const std::lock_guard<std::mutex> lock(g_exit_mutex);
+      why = exited_ ? "the candidate's process " + exit_description_
+                    : "the candidate's process closed its channel";
+    }
+    mark_broken(why + " while the verifier waited for its \"" + reply_op + "\" answer");
+    return make_error(broken_);
+  }
+  if (!answer->contains("op") || !(*answer)["op"].is_string() || (*answer)["op"] != reply_op) {
+    mark_broken("the candidate's process answered out of turn (expected \"" +
+                std::string(reply_op) + "\", got " + answer->dump().substr(0, 120) + ")");
+    return make_error(broken_);
+  }
+  if (request.contains("seq") && (!answer->contains("seq") || (*answer)["seq"] != request["seq"])) {
+    mark_broken("the candidate's process answered call " + request["seq"].dump() +
+                " with the answer to another call");
+    return make_error(broken_);
+  }
+  if (channel_.has_buffered_line()) {
+    mark_broken("the candidate's process sent a second answer where one was expected");
+    return make_error(broken_);
+  }
+  return answer;
+}
+
+Result<int64_t> CandidateHost::share(const GuardedBuffer& buffer) {
+  if (auto found = shared_.find(buffer.base()); found != shared_.end()) return found->second;
+  cudaIpcMemHandle_t handle;
+  if (auto s = cuda_ok(cudaIpcGetMemHandle(&handle, buffer.base()), "cudaIpcGetMemHandle"); !s)
+    return s.error();
+  const int64_t id = next_id_++;
+  const json request = {{"op", host::op::kShare},
+                        {"buffers", json::array({{{"id", id},
+                                                  {"handle", host::to_hex(&handle, sizeof handle)},
+                                                  {"offset", buffer.data_offset()},
+                                                  {"bytes", buffer.bytes()}}})}};
+  auto answer = exchange(request, host::op::kShared, std::chrono::seconds(30));
+  if (!answer) return answer.error();
+  if (answer->contains("error") && (*answer)["error"].is_string() &&
+      !(*answer)["error"].get<std::string>().empty()) {
+    mark_broken("the candidate's process could not open a shared buffer: " +
+                (*answer)["error"].get<std::string>().substr(0, 400));
+    return make_error(broken_);
+  }
+  shared_[buffer.base()] = id;
+  return id;
+}
+
+void CandidateHost::release_all() {
+  if (shared_.empty() || !broken_.empty()) {
+    shared_.clear();
+    return;
+  }
+  json ids = json::array();
+  for (const auto& [base, id] : shared_) ids.push_back(id);
+  shared_.clear();
+  (void)exchange({{"op", host::op::kRelease}, {"ids", ids}}, host::op::kReleased,
+                 std::chrono::seconds(30));
+}
+
+void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& inputs,
+                         const TensorSet& outputs, bool timed, CallReport* report) {
+  report->remote = true;
+  report->window.owner = report->owner;
+  host::CallRequest request;
+  request.seq = next_seq_++;
+  request.nonce = fresh_nonce();
+  request.workload = layout.workload;
+  request.timed = timed;
+  for (size_t t = 0; t < layout.tensors.size(); ++t) {
+    const GuardedBuffer* buffer = (layout.tensors[t].is_output ? outputs : inputs).at(t);
+    if (buffer == nullptr) {
+      request.buffers.push_back(-1);
+      continue;
+    }
+    auto id = share(*buffer);
+    if (!id) {
+      report->integrity_error = id.error().message;
+      report->fatal = true;
+      return;
+    }
+    request.buffers.push_back(*id);
+  }
+  const auto sent = Clock::now();
+  auto answer = exchange(
+      request.to_json(), host::op::kCalled,
+      std::chrono::milliseconds(static_cast<int64_t>(1000 * hang_timeout_seconds_) + 30000));
+  const double wall_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
+  if (!answer) {
+    report->integrity_error = answer.error().message;
+    report->fatal = true;
+    return;
+  }
+  auto reply = host::CallReply::from_json(*answer);
+  if (!reply) {
+    mark_broken("the candidate's process sent " + reply.error().message);
+    report->integrity_error = broken_;
+    report->fatal = true;
+    return;
+  }
+  if (reply->nonce != request.nonce) {
+    mark_broken("the candidate's process answered call " + std::to_string(request.seq) +
+                " without the call's nonce: the answer was not the host's");
+    report->integrity_error = broken_;
+    report->fatal = true;
+    return;
+  }
+  if (reply->span_us > wall_us || reply->event_us > wall_us) {
+    mark_broken("the candidate's process reported " + std::to_string(reply->span_us) +
+                " us of GPU time (events " + std::to_string(reply->event_us) +
+                " us) for a call that took " + std::to_string(wall_us) +
+                " us on the verifier's clock, round trip included");
+    report->integrity_error = broken_;
+    report->fatal = true;
+    return;
+  }
+  if (!reply->harness_error.empty()) {
+    mark_broken("the candidate's process could not run the call: " + reply->harness_error);
+    report->integrity_error = broken_;
+    report->fatal = true;
+    return;
+  }
+  report->status = reply->status;
+  report->cuda_error = reply->cuda_error;
+  report->fatal = reply->fatal;
+  report->hung = reply->hung;
+  report->event_us = reply->event_us;
+  report->span_us = reply->span_us;
+  report->findings.kernels = reply->kernels;
+  report->findings.violations = reply->hidden;
+  report->findings.notes = reply->notes;
+  report->device_state_changes = reply->device_state_changes;
+  report->activity = reply->activity;
+  report->activity_problem = reply->activity_problem;
+  report->wall_us = wall_us;
+  report->libraries = reply->libraries;
+  dropped_ = reply->dropped;
+}
+
+Result<std::vector<std::string>> CandidateHost::work_after_calls() {
+  auto answer =
+      exchange({{"op", host::op::kAfterCalls}}, host::op::kAfterCalls, std::chrono::seconds(30));
+  if (!answer) return answer.error();
+  std::vector<std::string> hidden;
+  if (answer->contains("hidden") && (*answer)["hidden"].is_array()) {
+    for (const auto& item : (*answer)["hidden"]) {
+      if (hidden.size() == 64) break;
+      if (item.is_string()) hidden.push_back(item.get<std::string>().substr(0, 2000));
+    }
+  }
+  return hidden;
+}
+
+}  // namespace kiln::worker

@@ -1,0 +1,87 @@
+// The verifier's handle on its candidate host: the child process that loads the candidate's
+// library and runs its calls, so that no candidate code ever runs in the process that holds
+// the hidden seed, the references, the gate ledger and the result channel
+// (candidate_host_protocol.h has the messages, README.md the threat model).
+//
+// The host is kiln-worker itself, started as `kiln-worker --candidate-host SOCKET` through the
+// one process supervisor (kiln/base/process.h), in its own process group, killed with it when
+// the verifier leaves or gives up on it. The verifier shares each tensor's device allocation
+// with it through CUDA IPC, and checks everything about a call it can see itself: inputs
+// unchanged, outputs written, guard bands, the answer's values. What only the host can see (the
+// call's GPU time, its CUDA errors, work on other streams, device settings) comes back in its
+// reply, bounded: a time beyond the verifier's own clock for the round trip, an answer that
+// does not parse, or a host that died, hung or spoke out of turn fails the candidate_process
+// gate.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "checked_call.h"
+#include "kiln/base/result.h"
+#include "kiln/worker/candidate_host_protocol.h"
+#include "kiln/worker/message_channel.h"
+#include "workload_buffers.h"
+
+namespace kiln::worker {
+
+class CandidateHost {
+ public:
+  struct Options {
+    std::filesystem::path executable;  // kiln-worker
+    host::LoadRequest load;
+    std::chrono::seconds start_timeout{120};  // the host's CUDA start and the library's load
+  };
+
+  // Starts the host and has it load the candidate. The reply says whether the library loaded
+  // and what its load-time code changed; an error is the harness's (the host did not start).
+  static Result<std::unique_ptr<CandidateHost>> start(const Options& options,
+                                                      host::LoadReply* reply);
+  ~CandidateHost();
+  CandidateHost(const CandidateHost&) = delete;
+  CandidateHost& operator=(const CandidateHost&) = delete;
+
+  // One candidate call: the window runs in the host on `inputs` and `outputs` (shared first
+  // where new). Fills what run_call_window would; report->integrity_error when the host broke
+  // the protocol or died (the host is then unusable: broken()).
+  void call(const tasks::WorkloadLayout& layout, const TensorSet& inputs, const TensorSet& outputs,
+            bool timed, CallReport* report);
+  // Stray work and other threads' CUDA calls the host saw after every call had returned.
+  Result<std::vector<std::string>> work_after_calls();
+  // Forgets every shared buffer (the host closes its mappings) before the verifier frees them.
+  void release_all();
+
+  bool broken() const { return !broken_.empty(); }
+  const std::string& broken_reason() const { return broken_; }
+  // Records the host's CUPTI dropped so far (its last reply's count).
+  uint64_t dropped() const { return dropped_; }
+
+ private:
+  CandidateHost() = default;
+  Result<int64_t> share(const GuardedBuffer& buffer);
+  // Sends `request`, waits for the answer of op `reply_op` (with `seq` where given).
+  Result<nlohmann::json> exchange(const nlohmann::json& request, const char* reply_op,
+                                  std::chrono::milliseconds timeout);
+  void mark_broken(const std::string& why);
+
+  MessageChannel channel_;
+  std::filesystem::path socket_dir_;
+  std::thread supervisor_;
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> exited_{false};
+  std::string exit_description_;  // how the host ended, once it has (written by supervisor_)
+  std::map<const void*, int64_t> shared_;  // allocation base -> id
+  int64_t next_id_ = 1;
+  int64_t next_seq_ = 1;
+  double hang_timeout_seconds_ = 60;
+  uint64_t dropped_ = 0;
+  std::string broken_;
+};
+
+}  // namespace kiln::worker

@@ -1,0 +1,320 @@
+#include <cuda_runtime_api.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "activity_recorder.h"
+#include "checked_call.h"
+#include "cuda_status.h"
+#include "device_state.h"
+#include "harness_resources.h"
+#include "kiln/base/confine.h"
+#include "kiln/tasks/task.h"
+#include "kiln/tasks/tensor_layout.h"
+#include "kiln/worker/candidate_host_main.h"
+#include "kiln/worker/candidate_host_protocol.h"
+#include "kiln/worker/dynamic_library.h"
+#include "kiln/worker/environment_guard.h"
+#include "kiln/worker/loaded_libraries.h"
+#include "kiln/worker/message_channel.h"
+
+namespace kiln::worker {
+
+namespace {
+
+using nlohmann::json;
+
+Result<int> connect_to(const std::filesystem::path& socket_path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error(std::string("socket: ") + std::strerror(errno));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    const Error error = make_error("connect " + socket_path.string() + ": " + std::strerror(errno));
+    ::close(fd);
+    return error;
+  }
+  return fd;
+}
+
+// The host's state between messages.
+class Host {
+ public:
+  explicit Host(MessageChannel& channel) : channel_(channel) {}
+
+  // The load request: CUPTI, the GPU, the harness, confinement, then the candidate.
+  host::LoadReply load(const host::LoadRequest& request);
+  json share(const json& message);
+  json release(const json& message);
+  json call(const host::CallRequest& request);
+  json after_calls();
+
+ private:
+  MessageChannel& channel_;
+  ActivityRecorder recorder_;
+  HarnessResources harness_;
+  DeviceState device_state_;
+  CallEnvironment env_;
+  std::optional<tasks::Task> task_;
+  std::map<std::string, tasks::WorkloadLayout> layouts_;
+  std::optional<DynamicLibrary> library_;
+  kiln_launch_fn launch_ = nullptr;
+  struct Mapping {
+    void* base = nullptr;
+    int64_t offset = 0;
+  };
+  std::map<int64_t, Mapping> mappings_;
+  std::vector<CallWindow> windows_;
+  LoadedLibraries libraries_;
+};
+
+host::LoadReply Host::load(const host::LoadRequest& request) {
+  host::LoadReply reply;
+  // CUPTI before the first CUDA call, so it sees every kernel of the context.
+  if (const Status s = recorder_.start(); !s) reply.activity_note = s.error().message;
+  if (auto s = cuda_ok(cudaSetDevice(request.gpu), "cudaSetDevice"); !s) {
+    reply.harness_error = s.error().message;
+    return reply;
+  }
+  if (auto s = harness_.init(request.l2_bytes); !s) {
+    reply.harness_error = s.error().message;
+    return reply;
+  }
+  env_ = harness_.environment();
+  env_.hang_timeout_seconds = request.hang_timeout_seconds;
+  if (recorder_.running()) {
+    if (auto s = harness_.learn_activity_ids(recorder_, &env_.activity); s) {
+      env_.recorder = &recorder_;
+      reply.activity = true;
+    } else {
+      reply.activity_note =
+          "CUPTI did not see the harness's marker kernels (" + s.error().message + ")";
+    }
+  }
+  auto state = DeviceState::capture(env_.launch_stream);
+  if (!state) {
+    reply.harness_error = state.error().message;
+    return reply;
+  }
+  device_state_ = *state;
+  env_.device_state = &device_state_;
+  auto task = tasks::load_task(request.task_dir);
+  if (!task) {
+    reply.harness_error = "cannot load the task bundle: " + task.error().message;
+    return reply;
+  }
+  task_ = std::move(*task);
+
+  // Confined before any of the candidate's code runs (its load-time constructors included).
+  ConfinePolicy policy = ConfinePolicy::for_cuda_process(request.cuda_root);
+  for (const auto& path : request.readable) policy.readable.push_back(path);
+  (void)libraries_.new_since_last();  // the host's own, before the candidate's load
+  auto confined = confine_this_process(policy);
+  if (!confined) {
+    reply.harness_error = "cannot confine the candidate's process: " + confined.error().message;
+    return reply;
+  }
+  if (!confined->seccomp || (confined->landlock_abi > 0 && !confined->landlock_all_threads)) {
+    std::string notes;
+    for (const auto& note : confined->notes) notes += (notes.empty() ? "" : "; ") + note;
+    reply.harness_error = "the candidate's process could not be fully confined (" + notes +
+                          "); the candidate was not loaded";
+    return reply;
+  }
+  reply.confinement = {{"process", "separate (the candidate never runs in the verifier)"},
+                       {"seccomp", confined->seccomp},
+                       {"landlock_abi", confined->landlock_abi},
+                       {"landlock_all_threads", confined->landlock_all_threads},
+                       {"notes", confined->notes}};
+
+  const EnvironmentGuard environment;
+  auto library = DynamicLibrary::open(request.library);
+  for (const auto& variable : environment.restore())
+    reply.load_changes.push_back("the environment (" + variable + ")");
+  for (auto& change : device_state_.restore(env_.launch_stream))
+    reply.load_changes.push_back(change);
+  if (!library) {
+    reply.error = library.error().message;
+    return reply;
+  }
+  library_ = std::move(*library);
+  auto symbol = library_->symbol("kiln_launch");
+  if (!symbol) {
+    reply.error = symbol.error().message;
+    return reply;
+  }
+  launch_ = reinterpret_cast<kiln_launch_fn>(*symbol);
+  reply.libraries = libraries_.new_since_last();
+  reply.ok = true;
+  return reply;
+}
+
+json Host::share(const json& message) {
+  std::string error;
+  if (!message.contains("buffers") || !message["buffers"].is_array()) error = "no buffers";
+  for (const auto& b : error.empty() ? message["buffers"] : json::array()) {
+    cudaIpcMemHandle_t handle;
+    if (!b.contains("id") || !b["id"].is_number_integer() || !b.contains("handle") ||
+        !b["handle"].is_string() || !b.contains("offset") || !b["offset"].is_number_integer() ||
+        !host::from_hex(b["handle"].get<std::string>(), &handle, sizeof handle)) {
+      error = "a malformed buffer entry";
+      break;
+    }
+    void* base = nullptr;
+    if (auto s = cuda_ok(cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess),
+                         "cudaIpcOpenMemHandle");
+        !s) {
+      error = s.error().message;
+      break;
+    }
+    mappings_[b["id"].get<int64_t>()] = {base, b["offset"].get<int64_t>()};
+  }
+  return {{"op", host::op::kShared}, {"error", error}};
+}
+
+json Host::release(const json& message) {
+  if (message.contains("ids") && message["ids"].is_array()) {
+    for (const auto& id : message["ids"]) {
+      if (!id.is_number_integer()) continue;
+      auto found = mappings_.find(id.get<int64_t>());
+      if (found == mappings_.end()) continue;
+      cudaIpcCloseMemHandle(found->second.base);
+      mappings_.erase(found);
+    }
+  }
+  windows_.clear();
+  return {{"op", host::op::kReleased}};
+}
+
+json Host::call(const host::CallRequest& request) {
+  host::CallReply reply;
+  reply.seq = request.seq;
+  reply.nonce = request.nonce;
+  auto found = layouts_.find(request.workload);
+  if (found == layouts_.end()) {
+    auto workload = tasks::find_workload(*task_, request.workload);
+    auto layout = workload ? tasks::layout_workload(*task_, *workload)
+                           : Result<tasks::WorkloadLayout>(workload.error());
+    if (!layout) {
+      reply.harness_error = layout.error().message;
+      return reply.to_json();
+    }
+    found = layouts_.emplace(request.workload, std::move(*layout)).first;
+  }
+  const tasks::WorkloadLayout& layout = found->second;
+  if (request.buffers.size() != layout.tensors.size()) {
+    reply.harness_error = "the call names " + std::to_string(request.buffers.size()) +
+                          " buffers for " + std::to_string(layout.tensors.size()) + " tensors";
+    return reply.to_json();
+  }
+  std::vector<void*> pointers;
+  for (int64_t id : request.buffers) {
+    auto mapping = mappings_.find(id);
+    pointers.push_back(mapping == mappings_.end()
+                           ? nullptr
+                           : static_cast<unsigned char*>(mapping->second.base) +
+                                 mapping->second.offset);
+  }
+  CallReport report;
+  report.owner = "candidate";
+  run_call_window(env_, launch_, layout.abi_tensors(pointers), layout.abi_scalars(), request.timed,
+                  &report);
+  windows_.push_back(report.window);
+  reply.status = report.status;
+  reply.cuda_error = report.cuda_error;
+  reply.fatal = report.fatal;
+  reply.hung = report.hung;
+  reply.event_us = report.event_us;
+  reply.span_us = report.span_us;
+  reply.kernels = report.findings.kernels;
+  reply.hidden = report.findings.violations;
+  reply.notes = report.findings.notes;
+  reply.device_state_changes = report.device_state_changes;
+  reply.activity = report.activity;
+  reply.activity_problem = report.activity_problem;
+  reply.harness_error = report.harness_error;
+  reply.libraries = libraries_.new_since_last();
+  if (env_.recorder != nullptr) {
+    for (auto& c : ActivityAnalysis::foreign_thread_calls(report.records, env_.activity))
+      reply.hidden.push_back(std::move(c));
+    std::vector<std::string> owners;
+    for (auto& work :
+         ActivityAnalysis::stray_work(report.records, windows_, env_.activity, &owners))
+      reply.hidden.push_back(std::move(work));
+    reply.dropped = recorder_.dropped();
+  }
+  return reply.to_json();
+}
+
+json Host::after_calls() {
+  json hidden = json::array();
+  if (env_.recorder != nullptr) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    cudaDeviceSynchronize();
+    const std::vector<ActivityRecord> records = recorder_.drain();
+    std::vector<std::string> owners;
+    for (auto& work : ActivityAnalysis::stray_work(records, windows_, env_.activity, &owners))
+      hidden.push_back(work);
+    for (auto& c : ActivityAnalysis::foreign_thread_calls(records, env_.activity))
+      hidden.push_back(c);
+  }
+  return {{"op", host::op::kAfterCalls}, {"hidden", hidden}};
+}
+
+}  // namespace
+
+int serve_candidate_host(const std::filesystem::path& socket) {
+  auto fd = connect_to(socket);
+  if (!fd) {
+    std::cerr << "kiln-worker --candidate-host: " << fd.error().message << "\n";
+    return 3;
+  }
+  MessageChannel channel(*fd);
+  Host host(channel);
+  constexpr auto kForever = std::chrono::hours(24 * 365);
+  auto first = channel.receive(kForever);
+  if (!first) return channel.closed() ? 0 : 3;
+  auto request = host::LoadRequest::from_json(*first);
+  if (!request) {
+    host::LoadReply reply;
+    reply.harness_error = request.error().message;
+    (void)channel.send(reply.to_json());
+    return 3;
+  }
+  const host::LoadReply loaded = host.load(*request);
+  if (!channel.send(loaded.to_json())) return 3;
+  if (!loaded.ok) return 0;
+  while (true) {
+    auto message = channel.receive(kForever);
+    if (!message) return channel.closed() ? 0 : 3;
+    const std::string op = message->value("op", "");
+    json answer;
+    if (op == host::op::kCall) {
+      auto call = host::CallRequest::from_json(*message);
+      if (!call) return 3;
+      answer = host.call(*call);
+    } else if (op == host::op::kShare) {
+      answer = host.share(*message);
+    } else if (op == host::op::kRelease) {
+      answer = host.release(*message);
+    } else if (op == host::op::kAfterCalls) {
+      answer = host.after_calls();
+    } else if (op == host::op::kExit) {
+      return 0;
+    } else {
+      return 3;
+    }
+    if (!channel.send(answer)) return 0;
+  }
+}
+
+}  // namespace kiln::worker
