@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Full fp16_gemm benchmark jobs run straight through kiln-worker, for three measurements at once
+# (bench/RESULTS.md has the results):
+#   - where a warm benchmark's wall time goes: each RESULT's `wall_time` (build, load, verify,
+#     timing; inputs, CPU reference, calls, checks; the GPU time the calls kept busy);
+#   - the cost of running the candidate in its own process: the same candidate (the task's
+#     starter) through OLD_WORKER, a kiln-worker without the candidate host, when one is given;
+#   - the baseline under sabotage: the cuBLAS baseline's medians in jobs whose candidate is a
+#     saboteur (bench/saboteurs/) against those of the starter's job.
+#
+#   bench/worker_wall_time.sh OUT_DIR NEW_WORKER [OLD_WORKER]
+#
+# The starter's jobs run twice, the first filling the build cache, and the second (warm) is kept;
+# a saboteur's once (only its baseline medians matter). Needs a
+# GPU and the CUDA toolkit; writes OUT_DIR/NAME.json (each RESULT) and OUT_DIR/summary.txt.
+set -euo pipefail
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 OUT_DIR NEW_WORKER [OLD_WORKER]" >&2
+  exit 2
+fi
+out=$1
+new=$2
+old=${3:-}
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=${KILN_BENCH_WORK:-/tmp/kiln-worker-wall-time}
+mkdir -p "$out" "$work"
+
+run_job() {  # NAME WORKER CANDIDATE PASSES
+  local name=$1 worker=$2 candidate=$3 passes=$4
+  local dir=$work/jobs/$name
+  mkdir -p "$dir"
+  cat > "$dir/job.json" <<JOB
+{"id": "bench-$name", "kind": "benchmark", "task_dir": "$src/tasks/fp16_gemm",
+ "candidate": "$candidate", "build_dir": "$work/builds/$name", "workloads": [],
+ "seed": $((RANDOM * 32768 + RANDOM)), "limits": {"job_seconds": 900}}
+JOB
+  local start end
+  for pass in $passes; do
+    start=$(date +%s.%N)
+    "$worker" --job "$dir/job.json" --gpu 0 > "$dir/stdout.jsonl" 2> "$dir/stderr.log" || true
+    end=$(date +%s.%N)
+    echo "$name $pass wall_s=$(awk "BEGIN {printf \"%.2f\", $end - $start}")" | tee -a "$out/summary.txt"
+  done
+  tail -n 1 "$dir/stdout.jsonl" > "$out/$name.json"
+}
+
+run_job starter "$new" "$src/tasks/fp16_gemm/starter.cu" "cold warm"
+if [[ -n "$old" ]]; then
+  run_job starter-old-worker "$old" "$src/tasks/fp16_gemm/starter.cu" "cold warm"
+fi
+for saboteur in "$src"/bench/saboteurs/*/; do
+  run_job "saboteur-$(basename "$saboteur")" "$new" "$saboteur/kernel.cu" "cold"
+done
