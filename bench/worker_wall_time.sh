@@ -10,6 +10,7 @@
 #
 #   bench/worker_wall_time.sh OUT_DIR NEW_WORKER [OLD_WORKER]
 #
+# KILN_BENCH_SABOTEURS=0 leaves the saboteurs out.
 # The starter's jobs run twice, the first filling the build cache, and the second (warm) is kept;
 # a saboteur's once (only its baseline medians matter). Needs a
 # GPU and the CUDA toolkit; writes OUT_DIR/NAME.json (each RESULT) and OUT_DIR/summary.txt.
@@ -50,5 +51,6 @@ if [[ -n "$old" ]]; then
   run_job starter-old-worker "$old" "$src/tasks/fp16_gemm/starter.cu" "cold warm"
 fi
 for saboteur in "$src"/bench/saboteurs/*/; do
+  [[ ${KILN_BENCH_SABOTEURS:-1} == 0 ]] && break
   run_job "saboteur-$(basename "$saboteur")" "$new" "$saboteur/kernel.cu" "cold"
 done

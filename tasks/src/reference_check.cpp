@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
-#include <thread>
 
 #include "kiln/tasks/hash_mix.h"
 #include "kiln/tasks/numeric_codec.h"
@@ -66,48 +65,6 @@ RowPlan RowSampler::plan(const WorkloadLayout& layout, const ReferenceBudget& bu
   return plan;
 }
 
-int ReferenceCheck::run_in_chunks(const WorkloadLayout& layout, const std::vector<bool>& sliced,
-                                  const HostTensors& work,
-                                  const std::vector<kiln_tensor>& tensors) const {
-  const std::vector<kiln_scalar> scalars = layout.abi_scalars();
-  int64_t rows = 0;
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    if (sliced[t]) rows = tensors[t].shape[0];
-  }
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const auto chunks = static_cast<int64_t>(
-      std::clamp<int64_t>(rows / kMinRowsPerChunk, 1, static_cast<int64_t>(cores)));
-  if (chunks <= 1) {
-    return reference_(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
-                      static_cast<int>(scalars.size()));
-  }
-  // Rows are independent for the sliced tensors (the premise of row sampling), so each chunk of
-  // rows is one call on views into the same gathered buffers, all chunks at once.
-  std::vector<int> statuses(static_cast<size_t>(chunks), KILN_OK);
-  std::vector<std::thread> threads;
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t begin = rows * c / chunks;
-    const int64_t end = rows * (c + 1) / chunks;
-    std::vector<kiln_tensor> view = tensors;
-    for (size_t t = 0; t < view.size(); ++t) {
-      if (!sliced[t]) continue;
-      const auto row_bytes = static_cast<int64_t>(work[t].size()) / tensors[t].shape[0];
-      view[t].data = static_cast<unsigned char*>(tensors[t].data) + begin * row_bytes;
-      view[t].shape[0] = end - begin;
-    }
-    threads.emplace_back([this, view = std::move(view), &scalars, &statuses, c] {
-      statuses[static_cast<size_t>(c)] =
-          reference_(view.data(), static_cast<int>(view.size()), scalars.data(),
-                     static_cast<int>(scalars.size()));
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  for (int status : statuses) {
-    if (status != KILN_OK) return status;
-  }
-  return KILN_OK;
-}
-
 Result<ReferenceRun> ReferenceCheck::run(const WorkloadLayout& layout, const HostTensors& host,
                                          const RowPlan& plan) const {
   const std::vector<bool> sliced = RowSampler::sliced_tensors(layout);
@@ -156,7 +113,9 @@ Result<ReferenceRun> ReferenceCheck::run(const WorkloadLayout& layout, const Hos
     k.name = layout.tensors[t].name.c_str();
     tensors.push_back(k);
   }
-  const int status = run_in_chunks(layout, sliced, work, tensors);
+  std::vector<kiln_scalar> scalars = layout.abi_scalars();
+  const int status = reference_(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
+                                static_cast<int>(scalars.size()));
   if (status != KILN_OK) {
     return make_error("the CPU reference returned status " + std::to_string(status) +
                       " for workload " + layout.workload +

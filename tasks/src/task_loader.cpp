@@ -10,6 +10,7 @@
 #include "expression.h"
 #include "json_field.h"
 #include "kiln/base/file.h"
+#include "kiln/base/json_text.h"
 #include "kiln/base/text.h"
 #include "kiln/tasks/task.h"
 
@@ -386,15 +387,11 @@ Result<Task> load_task(const std::filesystem::path& bundle_dir) {
   }
   auto text = read_file(file);
   if (!text) return make_error(label + ": " + text.error().message);
-  nlohmann::json document;
+  // Bounded, and never throwing: the runner loads task.json files that clients sent.
+  auto document = parse_json_bounded(*text);
+  if (!document) return make_error(label + ": " + document.error().message + "; fix the syntax");
   try {
-    document = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return make_error(label + ": is not valid JSON: " + parse_problem(e.what()) +
-                      "; fix the syntax");
-  }
-  try {
-    Task task = read_task(task_document(document), dir);
+    Task task = read_task(task_document(*document), dir);
     auto relative = [&dir](const std::filesystem::path& path) {
       return path.lexically_relative(dir).generic_string();
     };

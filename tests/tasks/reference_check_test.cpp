@@ -5,9 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <mutex>
 #include <random>
-#include <thread>
 
 #include "kiln/tasks/numeric_codec.h"
 #include "kiln/tasks/poison_pattern.h"
@@ -105,54 +103,6 @@ TEST(ReferenceCheck, GathersSampledRowsAndComparesThem) {
   stats = check.check(layout, host, plan, {0});
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->mismatches, 2);
-}
-
-// Each call's row count; the call numbered g_fail_call (from 1) fails.
-std::mutex g_calls_mutex;
-std::vector<int64_t> g_call_rows;
-int g_fail_call = 0;
-
-int recording_reference(const kiln_tensor* t, int n, const kiln_scalar* s, int ns) {
-  size_t number = 0;
-  {
-    const std::lock_guard<std::mutex> lock(g_calls_mutex);
-    g_call_rows.push_back(t[0].shape[0]);
-    number = g_call_rows.size();
-  }
-  const int status = row_sum_reference(t, n, s, ns);
-  return static_cast<int>(number) == g_fail_call ? KILN_ERR_UNSUPPORTED : status;
-}
-
-TEST(ReferenceCheck, SplitsTheRowsIntoChunksThatRunAtOnceAndAgreeWithOneCall) {
-  const WorkloadLayout layout = gemm_layout(1000, 4, 8);
-  HostTensors host = toy_tensors(layout);
-  const ReferenceCheck one(row_sum_reference, Tolerance{0.01, 0.0, 0});
-  const ReferenceCheck chunked(recording_reference, Tolerance{0.01, 0.0, 0});
-  g_call_rows.clear();
-  g_fail_call = 0;
-  auto whole = one.run(layout, host, RowPlan{});
-  auto split = chunked.run(layout, host, RowPlan{});
-  ASSERT_TRUE(whole.ok() && split.ok());
-  EXPECT_EQ(whole->outputs[2], split->outputs[2]);
-  int64_t covered = 0;
-  for (int64_t rows : g_call_rows) covered += rows;
-  EXPECT_EQ(covered, 1000);  // each row once
-  const auto cores = static_cast<size_t>(std::max(1u, std::thread::hardware_concurrency()));
-  EXPECT_EQ(g_call_rows.size(), std::min<size_t>(cores, 1000 / ReferenceCheck::kMinRowsPerChunk));
-}
-
-TEST(ReferenceCheck, AChunkThatFailsFailsTheRun) {
-  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: one call, no chunks";
-  const WorkloadLayout layout = gemm_layout(64, 4, 8);
-  HostTensors host = toy_tensors(layout);
-  const ReferenceCheck check(recording_reference, Tolerance{0.01, 0.0, 0});
-  g_call_rows.clear();
-  g_fail_call = 2;  // one chunk of several
-  auto run = check.run(layout, host, RowPlan{});
-  g_fail_call = 0;
-  ASSERT_FALSE(run.ok());
-  EXPECT_NE(run.error().message.find("returned status 2"), std::string::npos);
-  EXPECT_GE(g_call_rows.size(), 2u);
 }
 
 TEST(ReferenceCheck, UsesTheRealGemmReferenceBuiltByTheWorker) {

@@ -62,10 +62,7 @@ class ReferenceCheck {
   ReferenceCheck(kiln_reference_fn reference, Tolerance tolerance)
       : reference_(reference), tolerance_(tolerance) {}
 
-  // Runs the reference on the inputs in `host` (output slots ignored) for the planned rows. The
-  // rows are split over the machine's cores, one kiln_reference call per chunk of at least
-  // kMinRowsPerChunk rows, run at once (tasks/FORMAT.md: a reference may be called concurrently
-  // on disjoint rows); a layout with no row-sliced tensor is one call.
+  // Runs the reference on the inputs in `host` (output slots ignored) for the planned rows.
   Result<ReferenceRun> run(const WorkloadLayout& layout, const HostTensors& host,
                            const RowPlan& plan) const;
   // Compares full candidate outputs in `host` with the reference run, on the planned rows.
@@ -78,13 +75,7 @@ class ReferenceCheck {
 
   const Tolerance& tolerance() const { return tolerance_; }
 
-  static constexpr int64_t kMinRowsPerChunk = 2;
-
  private:
-  // kiln_reference over `tensors` (views of `work`), in chunks of rows; the first failing status.
-  int run_in_chunks(const WorkloadLayout& layout, const std::vector<bool>& sliced,
-                    const HostTensors& work, const std::vector<kiln_tensor>& tensors) const;
-
   kiln_reference_fn reference_;
   Tolerance tolerance_;
 };
