@@ -150,7 +150,10 @@ json CallReply::to_json() const {
           {"activity_problem", activity_problem},
           {"dropped", dropped},
           {"harness_error", harness_error},
-          {"libraries", libraries}};
+          {"libraries", libraries},
+          {"memory", memory},
+          {"memory_leak", memory_leak},
+          {"outstanding_bytes", outstanding_bytes}};
 }
 
 Result<CallReply> CallReply::from_json(const json& message) {
@@ -173,6 +176,9 @@ Result<CallReply> CallReply::from_json(const json& message) {
     r.dropped = m.at("dropped").unsigned_integer();
     r.harness_error = text_member(m, "harness_error");
     r.libraries = list_member(m, "libraries");
+    r.memory = boolean(m.at("memory"));
+    r.memory_leak = text_member(m, "memory_leak");
+    r.outstanding_bytes = m.at("outstanding_bytes").integer_between(INT64_MIN, INT64_MAX);
     return Result<CallReply>(std::move(r));
   });
 }

@@ -73,6 +73,19 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
         r.name = "memset of " + std::to_string(m->bytes) + " bytes";
         break;
       }
+      case CUPTI_ACTIVITY_KIND_MEMORY2: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
+        const bool device = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE ||
+                            m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
+        const bool allocation =
+            m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+        const bool release = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+        if (!device || (!allocation && !release)) continue;
+        r.kind = ActivityRecord::Kind::kMemory;
+        r.start = r.end = m->timestamp;
+        r.bytes = (allocation ? 1 : -1) * static_cast<int64_t>(m->bytes);
+        break;
+      }
       case CUPTI_ACTIVITY_KIND_RUNTIME:
       case CUPTI_ACTIVITY_KIND_DRIVER: {
         const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
@@ -124,6 +137,8 @@ Status ActivityRecorder::start() {
     r = cuptiActivityEnable(kind);
     if (r != CUPTI_SUCCESS) return make_error(cupti_error(r, "cuptiActivityEnable"));
   }
+  // Allocation records feed the device_memory gate; without them that gate is not run.
+  memory_ = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) == CUPTI_SUCCESS;
   running_ = true;
   return Ok{};
 }
@@ -131,6 +146,7 @@ Status ActivityRecorder::start() {
 void ActivityRecorder::keep_enabled() {
   if (!running_) return;
   for (CUpti_ActivityKind kind : kKinds) cuptiActivityEnable(kind);
+  if (memory_) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
 }
 
 std::vector<ActivityRecord> ActivityRecorder::drain() {

@@ -30,6 +30,8 @@ class ActivityRecorder {
   // CUDA call of the process, so kernels of every context are seen.
   Status start();
   bool running() const { return running_; }
+  // Whether device memory allocations and releases are recorded too (kMemory records).
+  bool memory_recorded() const { return running_ && memory_; }
   // Forces CUPTI to hand over every completed record, then returns and forgets them.
   std::vector<ActivityRecord> drain();
   // CUPTI's clock (the one the records use), in ns.
@@ -47,6 +49,7 @@ class ActivityRecorder {
 
  private:
   bool running_ = false;
+  bool memory_ = false;
   mutable std::mutex mutex_;
   std::vector<ActivityRecord> records_;
 };

@@ -101,6 +101,15 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   } else if (job_.env.device_state != nullptr) {
     job_.gates->pass(gate::kHarnessState);
   }
+  if (!report.memory_leak.empty()) {
+    fail(gate::kDeviceMemory, where + report.memory_leak);
+    ok = false;
+  } else if (report.memory_recorded) {
+    job_.gates->pass(gate::kDeviceMemory);
+  } else if (report.remote) {
+    job_.gates->not_run(gate::kDeviceMemory,
+                        "CUPTI records no device allocations in the candidate's process");
+  }
   if (!report.activity_problem.empty()) {
     fail(gate::kActivityRecord, where + report.activity_problem);
     ok = false;

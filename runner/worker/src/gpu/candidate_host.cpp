@@ -330,6 +330,8 @@ void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& i
   report->activity_problem = reply->activity_problem;
   report->wall_us = wall_us;
   report->libraries = reply->libraries;
+  report->memory_recorded = reply->memory;
+  report->memory_leak = reply->memory_leak;
   dropped_ = reply->dropped;
 }
 

@@ -21,6 +21,7 @@
 #include "kiln/tasks/tensor_layout.h"
 #include "kiln/worker/candidate_host_main.h"
 #include "kiln/worker/candidate_host_protocol.h"
+#include "kiln/worker/device_memory_ledger.h"
 #include "kiln/worker/dynamic_library.h"
 #include "kiln/worker/environment_guard.h"
 #include "kiln/worker/loaded_libraries.h"
@@ -75,6 +76,7 @@ class Host {
   std::map<int64_t, Mapping> mappings_;
   std::vector<CallWindow> windows_;
   LoadedLibraries libraries_;
+  DeviceMemoryLedger memory_;
 };
 
 host::LoadReply Host::load(const host::LoadRequest& request) {
@@ -251,6 +253,10 @@ json Host::call(const host::CallRequest& request) {
          ActivityAnalysis::stray_work(report.records, windows_, env_.activity, &owners))
       reply.hidden.push_back(std::move(work));
     reply.dropped = recorder_.dropped();
+    reply.memory = recorder_.memory_recorded();
+    memory_.add_call(report.records, report.window);
+    reply.memory_leak = memory_.leak();
+    reply.outstanding_bytes = memory_.outstanding_bytes();
   }
   return reply.to_json();
 }

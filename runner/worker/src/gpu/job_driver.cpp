@@ -59,6 +59,8 @@ std::string next_step(const std::string& gate) {
     return "let kiln_launch return normally: no exit, no crash, no writes to descriptors it "
            "did not open";
   if (gate == gate::kActivityRecord) return "leave the profiler (CUPTI) alone";
+  if (gate == gate::kDeviceMemory)
+    return "free what a call allocates, or allocate one workspace and reuse it";
   return "see the gate's detail";
 }
 
@@ -106,6 +108,7 @@ class JobDriver {
     note(why + ": times come from CUDA events; the result cannot be scored");
     result_.gates.not_run(gate::kActivityRecord, why);
     result_.gates.not_run(gate::kHiddenStreamWork, why + ", so work outside the stream is unseen");
+    result_.gates.not_run(gate::kDeviceMemory, why + ", so the candidate's allocations are unseen");
   }
   bool fatal() const { return job_.fatal; }
   WallTime& wall() { return wall_; }

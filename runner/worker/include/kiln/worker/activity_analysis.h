@@ -21,13 +21,14 @@
 namespace kiln::worker {
 
 struct ActivityRecord {
-  enum class Kind { kKernel, kMemcpy, kMemset, kRuntimeApi, kDriverApi };
+  enum class Kind { kKernel, kMemcpy, kMemset, kRuntimeApi, kDriverApi, kMemory };
   Kind kind = Kind::kKernel;
   uint64_t start = 0;  // ns, CUPTI timestamps (the same clock as cuptiGetTimestamp)
   uint64_t end = 0;
   uint32_t stream_id = 0;
   uint32_t thread_id = 0;  // API records only
   std::string name;        // kernel name or API function name
+  int64_t bytes = 0;       // kMemory: + allocated, - released (at start)
 
   bool is_gpu() const {
     return kind == Kind::kKernel || kind == Kind::kMemcpy || kind == Kind::kMemset;

@@ -103,6 +103,9 @@ struct CallReply {
   std::string activity_problem;        // the harness's own markers were missing: CUPTI was stopped
   uint64_t dropped = 0;                // records CUPTI dropped so far
   std::vector<std::string> libraries;  // shared objects loaded since the last answer
+  bool memory = false;                 // CUPTI records the host's device allocations
+  std::string memory_leak;             // device_memory: memory kept call after call
+  int64_t outstanding_bytes = 0;       // the candidate's allocations minus releases so far
   std::string harness_error;           // the host itself failed
   nlohmann::json to_json() const;
   static Result<CallReply> from_json(const nlohmann::json& message);

@@ -35,20 +35,25 @@ inline constexpr std::string_view kClockMonitoring = "clock_monitoring";
 // to the protocol: it did not die, hang or answer out of turn, every answer parsed, and no
 // time it reported exceeds the verifier's own clock for the call.
 inline constexpr std::string_view kCandidateProcess = "candidate_process";
+// The candidate's device memory did not keep growing call after call (CUPTI's allocation and
+// release records in its calls; a workspace allocated once and kept is fine).
+inline constexpr std::string_view kDeviceMemory = "device_memory";
 }  // namespace gate
 
 // Every gate a verify result must carry, passed, in the order results list them.
-inline constexpr std::array<std::string_view, 12> kVerifyGates = {
+inline constexpr std::array<std::string_view, 13> kVerifyGates = {
     gate::kBannedSymbols, gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
     gate::kGuardBands,    gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
-    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord,   gate::kCandidateProcess};
+    gate::kCorrectness,   gate::kHarnessState,    gate::kActivityRecord,   gate::kCandidateProcess,
+    gate::kDeviceMemory};
 
 // A benchmark result needs those and the clock monitoring of its timed samples.
-inline constexpr std::array<std::string_view, 13> kBenchmarkGates = {
-    gate::kBannedSymbols,   gate::kPoisonedOutputs, gate::kFreshInputs,      gate::kInputChecksum,
-    gate::kGuardBands,      gate::kDeterminism,     gate::kHiddenStreamWork, gate::kCudaErrors,
-    gate::kCorrectness,     gate::kHarnessState,    gate::kActivityRecord,   gate::kClockMonitoring,
-    gate::kCandidateProcess};
+inline constexpr std::array<std::string_view, 14> kBenchmarkGates = {
+    gate::kBannedSymbols,    gate::kPoisonedOutputs, gate::kFreshInputs,
+    gate::kInputChecksum,    gate::kGuardBands,      gate::kDeterminism,
+    gate::kHiddenStreamWork, gate::kCudaErrors,      gate::kCorrectness,
+    gate::kHarnessState,     gate::kActivityRecord,  gate::kClockMonitoring,
+    gate::kCandidateProcess, gate::kDeviceMemory};
 
 // The `state` of a gate in a RESULT.
 namespace gate_state {
