@@ -81,6 +81,7 @@ nlohmann::json to_json(const Task& task) {
        "symbol-name prefixes; a candidate whose object code references a symbol starting with "
        "one of them is refused at link time"},
       {"rules", task.rules},
+      {"allow_host_sync", task.allow_host_sync},
       {"files",
        {{"reference", relative(task.reference_path)},
         {"baseline", relative(task.baseline_path)},

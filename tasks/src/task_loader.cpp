@@ -323,7 +323,7 @@ void read_baseline(const JsonField& field, const std::string& baseline_file, Tas
 Task read_task(const JsonField& root, const std::filesystem::path& dir) {
   root.allow_only({"name", "title", "description", "arch", "dims", "signature",
                    "input_distribution", "workloads", "sim_workloads", "tolerance", "flops",
-                   "bytes", "baseline", "banned_symbols", "rules", "files"});
+                   "bytes", "baseline", "banned_symbols", "rules", "allow_host_sync", "files"});
   Task task;
   task.dir = dir;
   const auto name = root.at("name");
@@ -358,6 +358,10 @@ Task read_task(const JsonField& root, const std::filesystem::path& dir) {
       task.banned_symbols.push_back(element.identifier());
   }
   if (const auto rules = root.find("rules")) task.rules = rules->string_list();
+  if (const auto sync = root.find("allow_host_sync")) {
+    if (!sync->json().is_boolean()) sync->fail("must be true or false");
+    task.allow_host_sync = sync->json().get<bool>();
+  }
   const auto files = root.at("files");
   read_files(files, dir, task);
   read_baseline(root.at("baseline"), files.at("baseline").string(), task);

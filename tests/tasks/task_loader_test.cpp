@@ -57,6 +57,21 @@ TEST(TaskLoader, LoadsBundledFp16Gemm) {
   EXPECT_EQ(task->sha256.size(), 64u);
 }
 
+TEST(TaskLoader, HostSynchronizationIsForbiddenUnlessTheTaskAllowsIt) {
+  auto bundled = load_task(bundled_tasks_dir() / "fp16_gemm");
+  ASSERT_TRUE(bundled);
+  EXPECT_FALSE(bundled->allow_host_sync);
+  BundleCopy bundle;
+  auto json = bundle.task_json();
+  json["allow_host_sync"] = true;
+  bundle.set_task_json(json);
+  auto allowed = load_task(bundle.dir());
+  ASSERT_TRUE(allowed) << allowed.error().message;
+  EXPECT_TRUE(allowed->allow_host_sync);
+  EXPECT_THAT(error_after_edit([](nlohmann::json& j) { j["allow_host_sync"] = "yes"; }),
+              AllOf(HasSubstr("allow_host_sync"), HasSubstr("true or false")));
+}
+
 TEST(TaskLoader, AcceptsBundlePathWithTrailingSlash) {
   auto plain = load_task(bundled_tasks_dir() / "fp16_gemm");
   auto slashed = load_task((bundled_tasks_dir() / "fp16_gemm").string() + "/");
@@ -83,6 +98,29 @@ TEST(TaskLoader, RejectsMalformedJsonWithLineNumber) {
   ASSERT_FALSE(task);
   EXPECT_THAT(task.error().message,
               AllOf(HasSubstr("task.json: is not valid JSON"), HasSubstr("line 3")));
+}
+
+// nlohmann throws out_of_range (not parse_error) for 1e400; it used to escape load_task.
+TEST(TaskLoader, RejectsNumberBeyondDoubleWithoutThrowing) {
+  BundleCopy bundle;
+  std::string text = bundle.task_json().dump(2);
+  text.insert(text.rfind('}'), ", \"x\": 1e400");
+  testing::write_text(bundle.dir() / "task.json", text);
+  auto task = load_task(bundle.dir());
+  ASSERT_FALSE(task);
+  EXPECT_THAT(task.error().message,
+              AllOf(HasSubstr("task.json: is not valid JSON"), HasSubstr("number overflow")));
+}
+
+// The runner loads task.json files that clients send; nesting that deep overflowed the stack.
+TEST(TaskLoader, RejectsNestingDeeperThanTheLimit) {
+  BundleCopy bundle;
+  std::string text = bundle.task_json().dump(2);
+  text.insert(text.rfind('}'), ", \"x\": " + std::string(200000, '[') + std::string(200000, ']'));
+  testing::write_text(bundle.dir() / "task.json", text);
+  auto task = load_task(bundle.dir());
+  ASSERT_FALSE(task);
+  EXPECT_THAT(task.error().message, HasSubstr("task.json: nests arrays and objects deeper than"));
 }
 
 TEST(TaskLoader, RejectsTopLevelThatIsNotAnObject) {

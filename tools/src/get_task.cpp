@@ -42,6 +42,9 @@ std::string summary(const tasks::Task& task) {
     out << "\n";
   }
   for (const auto& rule : task.rules) out << "rule: " << rule << "\n";
+  out << "host synchronization inside kiln_launch: "
+      << (task.allow_host_sync ? "allowed" : "forbidden (fails the hidden_stream_work gate)")
+      << "\n";
   out << "starter: " << task.starter_path.string() << "\n";
   out << "ABI: extern \"C\" int kiln_launch(const kiln_tensor*, int, const kiln_scalar*, int, "
          "cudaStream_t) from kiln/abi.h\n";
@@ -90,6 +93,7 @@ mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source) {
              {"scoring", {{"type", "object"}}},
              {"banned_symbols", string_array},
              {"rules", string_array},
+             {"allow_host_sync", {{"type", "boolean"}}},
              {"files", {{"type", "object"}}},
              {"sha256", {{"type", "string"}}}}},
            {"required",

@@ -145,6 +145,8 @@ json CallReply::to_json() const {
           {"kernels", kernels},
           {"hidden", hidden},
           {"notes", notes},
+          {"host_syncs", host_syncs},
+          {"waited", waited},
           {"device_state_changes", device_state_changes},
           {"activity", activity},
           {"activity_problem", activity_problem},
@@ -170,6 +172,8 @@ Result<CallReply> CallReply::from_json(const json& message) {
     r.kernels = static_cast<int>(m.at("kernels").integer_between(0, INT32_MAX));
     r.hidden = list_member(m, "hidden");
     r.notes = list_member(m, "notes");
+    r.host_syncs = list_member(m, "host_syncs");
+    r.waited = boolean(m.at("waited"));
     r.device_state_changes = list_member(m, "device_state_changes");
     r.activity = boolean(m.at("activity"));
     r.activity_problem = text_member(m, "activity_problem");

@@ -101,6 +101,21 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   } else if (job_.env.device_state != nullptr) {
     job_.gates->pass(gate::kHarnessState);
   }
+  std::vector<std::string> syncs = report.findings.host_syncs;
+  if (report.waited_in_call && syncs.empty())
+    syncs.push_back("a wait the launch gate saw (it held the stream " +
+                    std::to_string(LaunchGate::kTimeoutNs / 1'000'000) + " ms)");
+  if (!syncs.empty() && !job_.task->allow_host_sync) {
+    fail(gate::kHiddenStreamWork, where + "kiln_launch waited for the GPU inside the call (" +
+                                      join(syncs, ", ") +
+                                      "); the task forbids host synchronization inside "
+                                      "kiln_launch: enqueue the work on the stream and return");
+    ok = false;
+  } else if (!syncs.empty()) {
+    job_.gates->note(gate::kHiddenStreamWork,
+                     "kiln_launch waited for the GPU inside the call (" + join(syncs, ", ") +
+                         "); the task allows it, and its samples include the wait");
+  }
   if (!report.memory_leak.empty()) {
     fail(gate::kDeviceMemory, where + report.memory_leak);
     ok = false;

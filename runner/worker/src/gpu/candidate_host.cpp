@@ -325,6 +325,8 @@ void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& i
   report->findings.kernels = reply->kernels;
   report->findings.violations = reply->hidden;
   report->findings.notes = reply->notes;
+  report->findings.host_syncs = reply->host_syncs;
+  report->waited_in_call = reply->waited;
   report->device_state_changes = reply->device_state_changes;
   report->activity = reply->activity;
   report->activity_problem = reply->activity_problem;

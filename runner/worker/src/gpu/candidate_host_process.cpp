@@ -240,6 +240,8 @@ json Host::call(const host::CallRequest& request) {
   reply.kernels = report.findings.kernels;
   reply.hidden = report.findings.violations;
   reply.notes = report.findings.notes;
+  reply.host_syncs = report.findings.host_syncs;
+  reply.waited = report.waited_in_call;
   reply.device_state_changes = report.device_state_changes;
   reply.activity = report.activity;
   reply.activity_problem = report.activity_problem;

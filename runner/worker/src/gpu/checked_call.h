@@ -61,6 +61,7 @@ struct CallReport {
   bool activity = false;  // CUPTI recorded the window (hidden_stream_work can be judged)
   double wall_us = 0;     // remote: the verifier's clock around the host's round trip
   std::vector<std::string> libraries;  // remote: objects the host loaded during the call
+  bool waited_in_call = false;         // the launch gate's hold timed out: kiln_launch waited
   bool memory_recorded = false;        // remote: the host counts the candidate's allocations
   std::string memory_leak;             // remote: device_memory's finding
   // The candidate host died, hung or broke the protocol (candidate_process gate).

@@ -50,7 +50,9 @@ std::string next_step(const std::string& gate) {
   if (gate == gate::kInputChecksum) return "never write to input tensors";
   if (gate == gate::kGuardBands) return "bound-check every store against the output's extents";
   if (gate == gate::kDeterminism) return "look for a race or an uninitialized read";
-  if (gate == gate::kHiddenStreamWork) return "use only the given stream, from the calling thread";
+  if (gate == gate::kHiddenStreamWork)
+    return "use only the given stream, from the calling thread, and return without waiting for "
+           "the GPU";
   if (gate == gate::kHarnessState)
     return "set no environment variables, device limits, cache preferences or stream attributes";
   if (gate == gate::kCudaErrors)

@@ -66,6 +66,9 @@ struct Task {
   std::vector<std::string> baseline_libraries;  // link names, e.g. "cublas" for -lcublas
   std::vector<std::string> banned_symbols;
   std::vector<std::string> rules;
+  // Whether kiln_launch may wait for the GPU (a stream or device synchronize, a blocking copy);
+  // by default it may not, and doing so fails the worker's hidden_stream_work gate.
+  bool allow_host_sync = false;
   std::filesystem::path reference_path;
   std::filesystem::path baseline_path;
   std::filesystem::path starter_path;

@@ -1,12 +1,10 @@
-// CHEAT: a fast path for the benchmark's shapes and inputs. For the task's scored shapes
-// it fingerprints the first elements of A and B and, when they match the previous call
-// at the same addresses, returns the previous answer ("the benchmark repeats its inputs").
-// A fresh draw changes the fingerprint, so it only fails when a few values change
-// elsewhere at the same addresses.
+// CHEAT: a fast path for the benchmark's shapes and inputs. For the task's scored shapes it
+// fingerprints the first elements of A and B on the GPU and, when they match the previous call
+// at the same addresses, puts the previous answer in C ("the benchmark repeats its inputs").
+// All on the given stream, without waiting for the GPU. A fresh draw changes the fingerprint, so
+// it only fails when a few values change elsewhere at the same addresses.
 // Must be caught by: fresh_inputs (a few input elements changed at hidden positions; the
 // output does not follow).
-#include <cstring>
-
 #include "../common/gemm_core.cuh"
 
 namespace {
@@ -21,8 +19,9 @@ struct Entry {
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
-  __half print[2 * kPrint];
-  __half* saved = nullptr;
+  __half* saved = nullptr;   // the answer kept from the call that filled it
+  __half* print = nullptr;   // its fingerprint, on the GPU
+  int* match = nullptr;      // set by the fingerprint kernel
 };
 Entry g_entry;
 
@@ -33,6 +32,35 @@ bool benchmark_shape(const cheat::Gemm& g) {
   return false;
 }
 
+// match = the first elements of A and B equal the kept fingerprint; the fingerprint becomes
+// theirs either way.
+__global__ void fingerprint(const __half* a, const __half* b, __half* print, int* match,
+                            int same_pointers) {
+  if (threadIdx.x != 0) return;
+  int equal = same_pointers;
+  for (int i = 0; i < kPrint; ++i) {
+    if (__half_as_ushort(print[i]) != __half_as_ushort(a[i]) ||
+        __half_as_ushort(print[kPrint + i]) != __half_as_ushort(b[i]))
+      equal = 0;
+    print[i] = a[i];
+    print[kPrint + i] = b[i];
+  }
+  *match = equal;
+}
+
+// On a match, C gets the kept answer; otherwise the kept answer becomes C's.
+__global__ void serve_or_keep(__half* c, __half* saved, const int* match, int64_t n) {
+  const bool stale = *match != 0;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    if (stale) {
+      c[i] = saved[i];
+    } else {
+      saved[i] = c[i];
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln_scalar*, int,
@@ -40,26 +68,22 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   cheat::Gemm g;
   if (!cheat::parse(tensors, n_tensors, &g)) return KILN_ERR_BAD_ARGUMENT;
   if (!benchmark_shape(g)) return cheat::launch(g, stream);
-  __half print[2 * kPrint];
-  cudaMemcpyAsync(print, g.a, kPrint * sizeof(__half), cudaMemcpyDeviceToHost, stream);
-  cudaMemcpyAsync(print + kPrint, g.b, kPrint * sizeof(__half), cudaMemcpyDeviceToHost, stream);
-  cudaStreamSynchronize(stream);
-  const size_t bytes = static_cast<size_t>(g.M * g.N) * sizeof(__half);
-  if (g_entry.saved != nullptr && g_entry.a == g.a && g_entry.b == g.b && g_entry.c == g.c &&
-      std::memcmp(print, g_entry.print, sizeof print) == 0) {
-    return cudaMemcpyAsync(g.c, g_entry.saved, bytes, cudaMemcpyDeviceToDevice, stream) ==
-                   cudaSuccess
-               ? KILN_OK
-               : KILN_ERR_LAUNCH;
+  const int64_t n = g.M * g.N;
+  const bool same = g_entry.a == g.a && g_entry.b == g.b && g_entry.c == g.c;
+  if (!same) {
+    if (g_entry.saved != nullptr) cudaFree(g_entry.saved);
+    if (g_entry.print == nullptr &&
+        (cudaMalloc(&g_entry.print, 2 * kPrint * sizeof(__half)) != cudaSuccess ||
+         cudaMalloc(&g_entry.match, sizeof(int)) != cudaSuccess))
+      return KILN_ERR_LAUNCH;
+    if (cudaMalloc(&g_entry.saved, static_cast<size_t>(n) * sizeof(__half)) != cudaSuccess)
+      return KILN_ERR_LAUNCH;
+    g_entry.a = g.a;
+    g_entry.b = g.b;
+    g_entry.c = g.c;
   }
-  if (g_entry.saved != nullptr) cudaFree(g_entry.saved);
-  if (cudaMalloc(&g_entry.saved, bytes) != cudaSuccess) return KILN_ERR_LAUNCH;
-  g_entry.a = g.a;
-  g_entry.b = g.b;
-  g_entry.c = g.c;
-  std::memcpy(g_entry.print, print, sizeof print);
+  fingerprint<<<1, 32, 0, stream>>>(g.a, g.b, g_entry.print, g_entry.match, same ? 1 : 0);
   if (cheat::launch(g, stream) != KILN_OK) return KILN_ERR_LAUNCH;
-  return cudaMemcpyAsync(g_entry.saved, g.c, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess
-             ? KILN_OK
-             : KILN_ERR_LAUNCH;
+  serve_or_keep<<<1024, 256, 0, stream>>>(g.c, g_entry.saved, g_entry.match, n);
+  return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }

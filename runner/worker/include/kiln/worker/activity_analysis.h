@@ -53,6 +53,9 @@ struct WindowFindings {
   std::set<std::string> kernel_names;
   std::vector<std::string> violations;  // fail hidden_stream_work
   std::vector<std::string> notes;       // charged and reported
+  // Host synchronization by the calling thread inside kiln_launch ("cudaStreamSynchronize x2"):
+  // a failure of hidden_stream_work unless the task allows it, else a note.
+  std::vector<std::string> host_syncs;
 };
 
 struct ActivityContext {

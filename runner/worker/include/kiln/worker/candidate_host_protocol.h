@@ -89,15 +89,17 @@ struct CallRequest {
 struct CallReply {
   int64_t seq = 0;
   std::string nonce;
-  int status = 0;                   // kiln_launch's return value
-  std::string cuda_error;           // a CUDA error during or after the call
-  bool fatal = false;               // the host's context is unusable
-  bool hung = false;                // did not finish within the hang timeout
-  double event_us = 0;              // CUDA events around the call
-  double span_us = 0;               // CUPTI: first GPU start to last GPU end in the window
-  int kernels = 0;                  // kernels CUPTI saw in the window
-  std::vector<std::string> hidden;  // hidden_stream_work findings
-  std::vector<std::string> notes;   // charged and reported
+  int status = 0;                       // kiln_launch's return value
+  std::string cuda_error;               // a CUDA error during or after the call
+  bool fatal = false;                   // the host's context is unusable
+  bool hung = false;                    // did not finish within the hang timeout
+  double event_us = 0;                  // CUDA events around the call
+  double span_us = 0;                   // CUPTI: first GPU start to last GPU end in the window
+  int kernels = 0;                      // kernels CUPTI saw in the window
+  std::vector<std::string> hidden;      // hidden_stream_work findings
+  std::vector<std::string> notes;       // charged and reported
+  std::vector<std::string> host_syncs;  // synchronize calls inside kiln_launch
+  bool waited = false;                  // the launch gate saw kiln_launch wait for the GPU
   std::vector<std::string> device_state_changes;  // harness_state (put back)
   bool activity = false;                          // CUPTI recorded this call
   std::string activity_problem;        // the harness's own markers were missing: CUPTI was stopped
