@@ -150,11 +150,12 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
   std::error_code ignored;
   std::filesystem::remove_all(self->socket_dir_, ignored);
   self->socket_dir_.clear();
-  self->channel_ = MessageChannel(fd);
+  self->conversation_ =
+      HostConversation(MessageChannel(fd), [raw] { return raw->end_description(); });
 
-  auto answer =
-      self->exchange(options.load.to_json(), host::op::kLoaded,
-                     std::chrono::duration_cast<std::chrono::milliseconds>(options.start_timeout));
+  auto answer = self->conversation_.exchange(
+      options.load.to_json(), host::op::kLoaded,
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.start_timeout));
   if (!answer) return make_error("the candidate's process did not load: " + answer.error().message);
   auto parsed = host::LoadReply::from_json(*answer);
   if (!parsed) return parsed.error();
@@ -163,8 +164,8 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
 }
 
 CandidateHost::~CandidateHost() {
-  if (channel_.open() && broken_.empty()) {
-    (void)channel_.send({{"op", host::op::kExit}});
+  if (conversation_.open() && !conversation_.broken()) {
+    (void)conversation_.tell({{"op", host::op::kExit}});
     const auto deadline = Clock::now() + std::chrono::seconds(5);
     while (!exited_ && Clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -177,46 +178,15 @@ CandidateHost::~CandidateHost() {
   }
 }
 
-void CandidateHost::mark_broken(const std::string& why) {
-  if (broken_.empty()) broken_ = why;
+const std::string& CandidateHost::mark_broken(const std::string& why) {
   cancel_ = true;  // a host out of step with the verifier is not used again
+  return conversation_.breach(why);
 }
 
-Result<json> CandidateHost::exchange(const json& request, const char* reply_op,
-                                     std::chrono::milliseconds timeout) {
-  if (!broken_.empty()) return make_error(broken_);
-  if (auto s = channel_.send(request); !s) {
-    mark_broken("the candidate's process is gone (" + s.error().message + ")");
-    return make_error(broken_);
-  }
-  auto answer = channel_.receive(timeout);
-  if (!answer) {
-    std::string why = answer.error().message;
-    if (channel_.closed()) {
-      for (int i = 0; i < 200 && !exited_; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      const std::lock_guard<std::mutex> lock(g_exit_mutex);
-      why = exited_ ? "the candidate's process " + exit_description_
-                    : "the candidate's process closed its channel";
-    }
-    mark_broken(why + " while the verifier waited for its \"" + reply_op + "\" answer");
-    return make_error(broken_);
-  }
-  if (!answer->contains("op") || !(*answer)["op"].is_string() || (*answer)["op"] != reply_op) {
-    mark_broken("the candidate's process answered out of turn (expected \"" +
-                std::string(reply_op) + "\", got " + answer->dump().substr(0, 120) + ")");
-    return make_error(broken_);
-  }
-  if (request.contains("seq") && (!answer->contains("seq") || (*answer)["seq"] != request["seq"])) {
-    mark_broken("the candidate's process answered call " + request["seq"].dump() +
-                " with the answer to another call");
-    return make_error(broken_);
-  }
-  if (channel_.has_buffered_line()) {
-    mark_broken("the candidate's process sent a second answer where one was expected");
-    return make_error(broken_);
-  }
-  return answer;
+std::string CandidateHost::end_description() const {
+  if (!exited_) return "";
+  const std::lock_guard<std::mutex> lock(g_exit_mutex);
+  return exit_description_;
 }
 
 Result<int64_t> CandidateHost::share(const GuardedBuffer& buffer) {
@@ -230,28 +200,27 @@ Result<int64_t> CandidateHost::share(const GuardedBuffer& buffer) {
                                                   {"handle", host::to_hex(&handle, sizeof handle)},
                                                   {"offset", buffer.data_offset()},
                                                   {"bytes", buffer.bytes()}}})}};
-  auto answer = exchange(request, host::op::kShared, std::chrono::seconds(30));
+  auto answer = conversation_.exchange(request, host::op::kShared, std::chrono::seconds(30));
   if (!answer) return answer.error();
   if (answer->contains("error") && (*answer)["error"].is_string() &&
       !(*answer)["error"].get<std::string>().empty()) {
-    mark_broken("the candidate's process could not open a shared buffer: " +
-                (*answer)["error"].get<std::string>().substr(0, 400));
-    return make_error(broken_);
+    return make_error(mark_broken("the candidate's process could not open a shared buffer: " +
+                                  (*answer)["error"].get<std::string>().substr(0, 400)));
   }
   shared_[buffer.base()] = id;
   return id;
 }
 
 void CandidateHost::release_all() {
-  if (shared_.empty() || !broken_.empty()) {
+  if (shared_.empty() || conversation_.broken()) {
     shared_.clear();
     return;
   }
   json ids = json::array();
   for (const auto& [base, id] : shared_) ids.push_back(id);
   shared_.clear();
-  (void)exchange({{"op", host::op::kRelease}, {"ids", ids}}, host::op::kReleased,
-                 std::chrono::seconds(30));
+  (void)conversation_.exchange({{"op", host::op::kRelease}, {"ids", ids}}, host::op::kReleased,
+                               std::chrono::seconds(30));
 }
 
 void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& inputs,
@@ -278,44 +247,19 @@ void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& i
     request.buffers.push_back(*id);
   }
   const auto sent = Clock::now();
-  auto answer = exchange(
+  auto answer = conversation_.exchange(
       request.to_json(), host::op::kCalled,
       std::chrono::milliseconds(static_cast<int64_t>(1000 * hang_timeout_seconds_) + 30000));
   const double wall_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
-  if (!answer) {
-    report->integrity_error = answer.error().message;
+  auto fail = [&](const std::string& why) {
+    report->integrity_error = mark_broken(why);
     report->fatal = true;
-    return;
-  }
+  };
+  if (!answer) return fail(answer.error().message);
   auto reply = host::CallReply::from_json(*answer);
-  if (!reply) {
-    mark_broken("the candidate's process sent " + reply.error().message);
-    report->integrity_error = broken_;
-    report->fatal = true;
-    return;
-  }
-  if (reply->nonce != request.nonce) {
-    mark_broken("the candidate's process answered call " + std::to_string(request.seq) +
-                " without the call's nonce: the answer was not the host's");
-    report->integrity_error = broken_;
-    report->fatal = true;
-    return;
-  }
-  if (reply->span_us > wall_us || reply->event_us > wall_us) {
-    mark_broken("the candidate's process reported " + std::to_string(reply->span_us) +
-                " us of GPU time (events " + std::to_string(reply->event_us) +
-                " us) for a call that took " + std::to_string(wall_us) +
-                " us on the verifier's clock, round trip included");
-    report->integrity_error = broken_;
-    report->fatal = true;
-    return;
-  }
-  if (!reply->harness_error.empty()) {
-    mark_broken("the candidate's process could not run the call: " + reply->harness_error);
-    report->integrity_error = broken_;
-    report->fatal = true;
-    return;
-  }
+  if (!reply) return fail("the candidate's process sent " + reply.error().message);
+  if (const std::string breach = breach_in_call_reply(request, *reply, wall_us); !breach.empty())
+    return fail(breach);
   report->status = reply->status;
   report->cuda_error = reply->cuda_error;
   report->fatal = reply->fatal;
@@ -338,8 +282,8 @@ void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& i
 }
 
 Result<std::vector<std::string>> CandidateHost::work_after_calls() {
-  auto answer =
-      exchange({{"op", host::op::kAfterCalls}}, host::op::kAfterCalls, std::chrono::seconds(30));
+  auto answer = conversation_.exchange({{"op", host::op::kAfterCalls}}, host::op::kAfterCalls,
+                                       std::chrono::seconds(30));
   if (!answer) return answer.error();
   std::vector<std::string> hidden;
   if (answer->contains("hidden") && (*answer)["hidden"].is_array()) {

@@ -26,7 +26,7 @@
 #include "checked_call.h"
 #include "kiln/base/result.h"
 #include "kiln/worker/candidate_host_protocol.h"
-#include "kiln/worker/message_channel.h"
+#include "kiln/worker/host_conversation.h"
 #include "workload_buffers.h"
 
 namespace kiln::worker {
@@ -57,20 +57,20 @@ class CandidateHost {
   // Forgets every shared buffer (the host closes its mappings) before the verifier frees them.
   void release_all();
 
-  bool broken() const { return !broken_.empty(); }
-  const std::string& broken_reason() const { return broken_; }
+  bool broken() const { return conversation_.broken(); }
+  const std::string& broken_reason() const { return conversation_.broken_reason(); }
   // Records the host's CUPTI dropped so far (its last reply's count).
   uint64_t dropped() const { return dropped_; }
 
  private:
   CandidateHost() = default;
   Result<int64_t> share(const GuardedBuffer& buffer);
-  // Sends `request`, waits for the answer of op `reply_op` (with `seq` where given).
-  Result<nlohmann::json> exchange(const nlohmann::json& request, const char* reply_op,
-                                  std::chrono::milliseconds timeout);
-  void mark_broken(const std::string& why);
+  // Breaks the conversation and stops the host (it is not used again).
+  const std::string& mark_broken(const std::string& why);
+  // How the host process ended, or "" while it runs.
+  std::string end_description() const;
 
-  MessageChannel channel_;
+  HostConversation conversation_;
   std::filesystem::path socket_dir_;
   std::thread supervisor_;
   std::atomic<bool> cancel_{false};
@@ -81,7 +81,6 @@ class CandidateHost {
   int64_t next_seq_ = 1;
   double hang_timeout_seconds_ = 60;
   uint64_t dropped_ = 0;
-  std::string broken_;
 };
 
 }  // namespace kiln::worker
