@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "kiln/base/text.h"
+
 namespace kiln {
 namespace {
 
@@ -16,7 +18,7 @@ std::string type_name(const nlohmann::json& value) {
 // A short rendering of a value for messages; long values are cut.
 std::string shown(const nlohmann::json& value) {
   std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  if (text.size() > 40) text = std::string(utf8_prefix(text, 37)) + "...";
   return text;
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <random>
 
+#include "kiln/base/json_text.h"
 #include "kiln/http/listener.h"
 #include "kiln/mcp/http_exchange.h"
 #include "kiln/mcp/json_rpc.h"
@@ -38,12 +39,14 @@ std::string new_session_id() {
 void reply_error(httplib::Response& response, int status, const std::string& message,
                  int code = error_code::kInvalidRequest) {
   response.status = status;
-  response.set_content(make_error_response(nullptr, RpcError{code, message, nullptr}).dump(),
+  response.set_content(json_text(make_error_response(nullptr, RpcError{code, message, nullptr})),
                        "application/json");
 }
 
+// Compares rather than reads "method": value("method", "") throws when it is not a string.
 bool is_initialize(const json& body) {
-  return body.is_object() && body.value("method", "") == "initialize" && body.contains("id");
+  return body.is_object() && body.contains("id") && body.contains("method") &&
+         body["method"] == "initialize";
 }
 
 }  // namespace
@@ -220,7 +223,7 @@ class HttpTransport::Impl {
         options_.recorder->incoming_raw(request.body,
                                         request_header(request, kSessionHeader).value_or(""));
       response.status = 400;
-      response.set_content(make_error_response(rejected->id, rejected->error).dump(),
+      response.set_content(json_text(make_error_response(rejected->id, rejected->error)),
                            "application/json");
       return;
     }
@@ -279,7 +282,7 @@ class HttpTransport::Impl {
     if (first == Exchange::FirstEvent::kAllResponses) {
       json body = exchange->json_body();
       response.status = exchange->has_requests() ? 200 : 400;  // only rejections of a bad message
-      response.set_content(body.dump(), "application/json");
+      response.set_content(json_text(body), "application/json");
       return;
     }
     response.status = 200;
@@ -288,7 +291,7 @@ class HttpTransport::Impl {
         "text/event-stream", [exchange](size_t, httplib::DataSink& sink) {
           json event;
           while (exchange->next_event(event)) {
-            std::string frame = "event: message\ndata: " + event.dump() + "\n\n";
+            std::string frame = "event: message\ndata: " + json_text(event) + "\n\n";
             if (!sink.write(frame.data(), frame.size())) return false;
           }
           sink.done();

@@ -1,5 +1,7 @@
 #include "kiln/mcp/json_rpc.h"
 
+#include "kiln/base/json_text.h"
+
 namespace kiln::mcp {
 namespace {
 
@@ -13,13 +15,14 @@ bool valid_id(const json& id) { return id.is_string() || id.is_number_integer();
 }  // namespace
 
 std::variant<json, RejectedMessage> parse_json_text(const std::string& text) {
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    return RejectedMessage{
-        nullptr,
-        RpcError{error_code::kParseError, "parse error: the message is not valid JSON", nullptr}};
+  // Bounded: a deeply nested message would overflow the stack of the session that copies it.
+  auto value = parse_json_bounded(text);
+  if (!value) {
+    return RejectedMessage{nullptr,
+                           RpcError{error_code::kParseError,
+                                    "parse error: the message " + value.error().message, nullptr}};
   }
-  return value;
+  return std::move(*value);
 }
 
 std::variant<Message, RejectedMessage> parse_message(const json& value) {

@@ -4,6 +4,8 @@
 #include <regex>
 #include <set>
 
+#include "kiln/base/text.h"
+
 namespace kiln::mcp {
 namespace {
 
@@ -11,7 +13,7 @@ using json = nlohmann::json;
 
 std::string describe(const json& value) {
   std::string shown = value.dump();
-  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  if (shown.size() > 60) shown = std::string(utf8_prefix(shown, 57)) + "...";
   switch (value.type()) {
     case json::value_t::string:
       return "the string " + shown;

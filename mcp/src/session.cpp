@@ -31,6 +31,14 @@ std::string required_string(const json& params, const char* field, const std::st
   return it->get<std::string>();
 }
 
+// clientInfo.name for the log, "?" when it is absent or not a string.
+std::string client_name(const json& params) {
+  auto info = params.find("clientInfo");
+  if (info == params.end() || !info->is_object()) return "?";
+  auto name = info->find("name");
+  return name != info->end() && name->is_string() ? name->get<std::string>() : "?";
+}
+
 json progress_token(const json& params) {
   auto meta = params.find("_meta");
   if (meta == params.end() || !meta->is_object()) return nullptr;
@@ -210,9 +218,16 @@ json Session::dispatch(const Message& message) {
 }
 
 json Session::initialize(const json& params) {
+  // Checked before the session counts as initialized, so the client can send it again, fixed.
+  // (json::value() would throw on a number here, out of the session and the transport.)
+  auto requested = params.find("protocolVersion");
+  if (requested != params.end() && !requested->is_string())
+    fail(error_code::kInvalidParams,
+         "initialize needs \"protocolVersion\" as a string, such as \"" +
+             std::string(newest_protocol_version()) + "\"");
   if (initialize_seen_.exchange(true))
     fail(error_code::kInvalidRequest, "initialize was already called in this session");
-  std::string client_version = params.value("protocolVersion", "");
+  std::string client_version = requested != params.end() ? requested->get<std::string>() : "";
   std::string version = negotiate_protocol_version(client_version);
   {
     std::lock_guard lock(mutex_);
@@ -228,8 +243,7 @@ json Session::initialize(const json& params) {
         {"logging", json::object()}}},
       {"serverInfo", {{"name", info.name}, {"title", info.title}, {"version", info.version}}}};
   if (!info.instructions.empty()) result["instructions"] = info.instructions;
-  spdlog::info("session initialized: client {} asked for {}, answered {}",
-               params.contains("clientInfo") ? params["clientInfo"].value("name", "?") : "?",
+  spdlog::info("session initialized: client {} asked for {}, answered {}", client_name(params),
                client_version, version);
   return result;
 }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 
+#include "kiln/base/json_text.h"
 #include "kiln/mcp/session.h"
 
 namespace kiln::mcp {
@@ -22,7 +23,7 @@ class StdioOutbox : public Outbox {
 
  private:
   void write(const json& message) {
-    std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string line = json_text(message);
     line.push_back('\n');
     std::lock_guard lock(mutex_);
     if (recorder_) recorder_->outgoing(message);

@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "kiln/base/json_text.h"
 #include "kiln/mcp/schema_validator.h"
 
 namespace kiln::mcp {
@@ -83,7 +84,7 @@ json ToolRegistry::call(const std::string& name, const json& arguments,
 }
 
 json to_call_result(const ToolResult& result) {
-  std::string text = result.text.empty() ? result.structured.dump() : result.text;
+  std::string text = result.text.empty() ? json_text(result.structured) : result.text;
   json out{{"content", json::array({{{"type", "text"}, {"text", std::move(text)}}})},
            {"isError", result.is_error}};
   if (!result.is_error) out["structuredContent"] = result.structured;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "kiln/base/json_text.h"
 #include "kiln/base/sha256.h"
 #include "kiln/http/listener.h"
 #include "kiln/runner/content_cache.h"
@@ -26,7 +27,7 @@ constexpr auto kCancelWait = 10s;
 
 void reply(httplib::Response& response, int status, const json& body) {
   response.status = status;
-  response.set_content(body.dump(), "application/json");
+  response.set_content(json_text(body), "application/json");
 }
 
 void reply_error(httplib::Response& response, int status, const std::string& message,
@@ -214,11 +215,13 @@ class RunnerServer::Impl {
   }
 
   void submit(const httplib::Request& request, httplib::Response& response) {
-    json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-    if (body.is_discarded())
-      return reply_error(response, 400,
-                         "the body is not JSON; send a job object (runner/protocol/PROTOCOL.md)");
-    auto parsed = parse_job_request(body, options_.job_seconds);
+    // Bounded: a deeply nested body would overflow the stack of the reader that prints it.
+    auto body = parse_json_bounded(request.body);
+    if (!body)
+      return reply_error(
+          response, 400,
+          "the body " + body.error().message + "; send a job object (runner/protocol/PROTOCOL.md)");
+    auto parsed = parse_job_request(*body, options_.job_seconds);
     if (auto* error = std::get_if<FieldError>(&parsed))
       return reply_error(response, 400, error->text(), error->field);
     JobRequest& job = std::get<JobRequest>(parsed);

@@ -105,6 +105,18 @@ TEST(JsonField, Identifiers) {
               HasSubstr("symbol: must be an identifier"));
 }
 
+// A long value is cut for the message; the cut never splits a character (the reply is JSON).
+TEST(JsonField, CutsAQuotedValueAtACharacterBoundary) {
+  std::string accents;
+  for (int i = 0; i < 20; ++i) accents += "\u00e9";  // 2 bytes each
+  const json document = {{"n", "a" + accents}};      // dumped: '"a' then the accents
+  const JsonField root(document, "", kGuide);
+  const std::string message = error_of([&] { root.at("n").positive_integer(); });
+  // 37 bytes would end inside the 18th accent; the cut keeps 17.
+  EXPECT_THAT(message, HasSubstr("got \"a" + accents.substr(0, 34) + "...; write"));
+  EXPECT_NO_THROW((void)json(message).dump());
+}
+
 TEST(JsonField, AWholeDocumentErrorHasNoFieldPrefix) {
   EXPECT_EQ((JsonFieldError{"", "must be an object"}).text(), "must be an object");
   EXPECT_EQ((JsonFieldError{"kind", "is missing"}).text(), "kind: is missing");

@@ -1,4 +1,4 @@
-// text.h: trim, trim_end and join.
+// text.h: trim, trim_end, utf8_prefix and join.
 #include "kiln/base/text.h"
 
 #include <gtest/gtest.h>
@@ -38,6 +38,24 @@ TEST(TrimEnd, DropsOnlyTrailingWhitespace) {
   EXPECT_EQ(trim_end("\n\t "), "");
   EXPECT_EQ(trim_end(""), "");
   EXPECT_EQ(trim_end("x"), "x");
+}
+
+TEST(Utf8Prefix, KeepsTextThatFits) {
+  EXPECT_EQ(utf8_prefix("abc", 3), "abc");
+  EXPECT_EQ(utf8_prefix("abc", 10), "abc");
+  EXPECT_EQ(utf8_prefix("abcdef", 4), "abcd");
+}
+
+TEST(Utf8Prefix, NeverEndsInsideACharacter) {
+  const std::string text = "a\u00e9\u4e2d\U0001F600";  // 1, 2, 3 and 4 bytes
+  EXPECT_EQ(utf8_prefix(text, 1), "a");
+  EXPECT_EQ(utf8_prefix(text, 2), "a");
+  EXPECT_EQ(utf8_prefix(text, 3), "a\u00e9");
+  EXPECT_EQ(utf8_prefix(text, 5), "a\u00e9");
+  EXPECT_EQ(utf8_prefix(text, 6), "a\u00e9\u4e2d");
+  EXPECT_EQ(utf8_prefix(text, 9), "a\u00e9\u4e2d");
+  EXPECT_EQ(utf8_prefix(text, 10), text);
+  EXPECT_EQ(utf8_prefix(text, 0), "");
 }
 
 TEST(Join, PutsTheSeparatorBetweenEachTwo) {

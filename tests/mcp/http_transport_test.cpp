@@ -230,6 +230,19 @@ TEST_F(HttpTransportTest, AllowListedOriginIsAllowed) {
   EXPECT_EQ(response->status, 200);
 }
 
+// The refusal quotes the header; its bytes are not UTF-8, and writing the reply threw (a 500).
+TEST_F(HttpTransportTest, ForeignOriginThatIsNotUtf8IsForbiddenWithAJsonReply) {
+  ASSERT_TRUE(start());
+  httplib::Headers h = headers();
+  h.emplace("Origin", "http://\xff\xfe.example");
+  auto response = post(initialize_request(), h);
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 403);
+  json body = json::parse(response->body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded()) << response->body;
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("is not allowed"), std::string::npos);
+}
+
 TEST_F(HttpTransportTest, NonLoopbackHostHeaderIsForbidden) {
   ASSERT_TRUE(start());
   httplib::Headers h = headers();
@@ -309,6 +322,33 @@ TEST_F(HttpTransportTest, MalformedJsonBodyIsBadRequestWithParseError) {
   ASSERT_FALSE(body.is_discarded()) << response->body;
   EXPECT_EQ(body["error"]["code"], error_code::kParseError);
   EXPECT_TRUE(body["id"].is_null());
+}
+
+TEST_F(HttpTransportTest, DeeplyNestedBodyIsBadRequestAndTheServerStillAnswers) {
+  ASSERT_TRUE(start());
+  const std::string deep = R"({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": )" +
+                           std::string(300000, '[') + std::string(300000, ']') + "}";
+  auto response = client()->Post("/mcp", headers(), deep, "application/json");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 400);
+  json body = json::parse(response->body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded()) << response->body;
+  EXPECT_EQ(body["error"]["code"], error_code::kParseError);
+  auto again = post(initialize_request(), headers());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+}
+
+// Deciding whether a POST opens a session read "method" with value(), which threw (a 500).
+TEST_F(HttpTransportTest, MethodThatIsNotAStringWithoutASessionIsBadRequest) {
+  ASSERT_TRUE(start());
+  auto response = client()->Post("/mcp", headers(), R"({"jsonrpc": "2.0", "id": 1, "method": 5})",
+                                 "application/json");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 400);
+  json body = json::parse(response->body, nullptr, false);
+  ASSERT_FALSE(body.is_discarded()) << response->body;
+  EXPECT_TRUE(body.contains("error")) << response->body;
 }
 
 TEST_F(HttpTransportTest, InvalidMessageInASessionIsBadRequestWithTheRejection) {

@@ -35,6 +35,19 @@ TEST(ParseJsonText, MalformedJsonIsParseErrorWithNullId) {
   EXPECT_NE(rejection.error.message.find("not valid JSON"), std::string::npos);
 }
 
+// A session copies what it parsed, one stack frame per level: 200,000 levels crashed kiln mcp.
+TEST(ParseJsonText, NestingDeeperThanTheLimitIsParseError) {
+  const std::string deep = R"({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": )" +
+                           std::string(200000, '[') + std::string(200000, ']') + "}}";
+  auto parsed = parse_json_text(deep);
+  ASSERT_TRUE(std::holds_alternative<RejectedMessage>(parsed));
+  const auto& rejection = std::get<RejectedMessage>(parsed);
+  EXPECT_EQ(rejection.error.code, error_code::kParseError);
+  EXPECT_TRUE(rejection.id.is_null());
+  EXPECT_NE(rejection.error.message.find("nests arrays and objects deeper than 128 levels"),
+            std::string::npos);
+}
+
 TEST(ParseJsonText, EmptyTextIsParseError) {
   auto parsed = parse_json_text("");
   ASSERT_TRUE(std::holds_alternative<RejectedMessage>(parsed));

@@ -27,6 +27,17 @@ TEST(ValidateAgainstSchema, StringTypeAcceptsStringsOnly) {
   EXPECT_THAT(problem("s", schema, nullptr), HasSubstr("got null"));
 }
 
+// The value is cut to fit the message; a cut inside a character made the reply unwritable.
+TEST(ValidateAgainstSchema, CutsAQuotedValueAtACharacterBoundary) {
+  std::string accents;
+  for (int i = 0; i < 40; ++i) accents += "\u00e9";  // 2 bytes each
+  // Dumped: '"a' and the accents; 57 bytes would end inside the 28th accent, the cut keeps 27.
+  const std::string message = problem("s", {{"type", "integer"}}, "a" + accents);
+  EXPECT_EQ(message, "argument `s`: expected an integer, got the string \"a" +
+                         accents.substr(0, 54) + "...");
+  EXPECT_NO_THROW((void)json(message).dump());
+}
+
 TEST(ValidateAgainstSchema, IntegerTypeAcceptsWholeFloatsButNotFractions) {
   json schema = {{"type", "integer"}};
   EXPECT_EQ(problem("steps", schema, 3), "");

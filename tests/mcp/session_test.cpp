@@ -144,6 +144,22 @@ TEST_F(SessionTest, InitializeAnswersAnUnknownVersionWithTheNewest) {
   EXPECT_EQ(session->protocol_version(), newest_protocol_version());
 }
 
+// json::value("protocolVersion", "") threw on a number, out of the session: kiln mcp ended.
+TEST_F(SessionTest, InitializeWithAProtocolVersionThatIsNotAStringIsInvalidParams) {
+  json response = exchange(request(1, "initialize", {{"protocolVersion", 20250618}}));
+  EXPECT_EQ(response["error"]["code"], error_code::kInvalidParams);
+  EXPECT_THAT(response["error"]["message"].get<std::string>(), HasSubstr("as a string"));
+  EXPECT_TRUE(session->protocol_version().empty());
+  // Nothing was half done: the client can send it again, fixed.
+  EXPECT_EQ(initialize()["result"]["protocolVersion"], "2025-06-18");
+}
+
+TEST_F(SessionTest, InitializeWithAClientInfoThatIsNotAnObjectSucceeds) {
+  json response =
+      exchange(request(1, "initialize", {{"protocolVersion", "2025-06-18"}, {"clientInfo", 7}}));
+  EXPECT_EQ(response["result"]["protocolVersion"], "2025-06-18");
+}
+
 TEST_F(SessionTest, InitializeAdvertisesToolsResourcesPromptsAndLogging) {
   json result = initialize()["result"];
   const json& capabilities = result["capabilities"];

@@ -199,7 +199,21 @@ TEST(RunnerServer, BadJobAnswers400NamingTheField) {
   auto not_json = client.Post("/v1/jobs", "{not json", "application/json");
   ASSERT_TRUE(not_json);
   EXPECT_EQ(not_json->status, 400);
-  EXPECT_THAT(not_json->body, HasSubstr("not JSON"));
+  EXPECT_THAT(not_json->body, HasSubstr("not valid JSON"));
+}
+
+// Printing a value this deep (the reader quotes what it refuses) overflowed the stack.
+TEST(RunnerServer, DeeplyNestedBodyAnswers400) {
+  FakeRunner runner;
+  auto client = runner.http();
+  json deep = job_body("pass");
+  deep["limits"] = {{"min_samples", "DEEP"}};
+  std::string text = deep.dump();
+  text.replace(text.find("\"DEEP\""), 6, std::string(300000, '[') + std::string(300000, ']'));
+  auto nested = client.Post("/v1/jobs", text, "application/json");
+  ASSERT_TRUE(nested);
+  EXPECT_EQ(nested->status, 400);
+  EXPECT_THAT(nested->body, HasSubstr("nests arrays and objects deeper than"));
 }
 
 TEST(RunnerServer, InvalidTaskBundleAnswers400) {

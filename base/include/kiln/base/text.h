@@ -2,6 +2,7 @@
 // whitespace of std::isspace in the "C" locale: space, \t, \n, \v, \f, \r.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,10 @@ namespace kiln {
 std::string_view trim(std::string_view text);
 // `text` without trailing whitespace (a view into `text`).
 std::string_view trim_end(std::string_view text);
+
+// The longest prefix of `text` of at most `max_bytes` that does not end inside a UTF-8
+// character, for cutting a message that quotes a value (a view into `text`).
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 
 // The items with `separator` between each two: join({"a", "b"}, ", ") == "a, b". Takes any
 // range of things a std::string can append (std::string, std::string_view, const char*).

@@ -49,7 +49,8 @@ struct RejectedMessage {
 // Validates one already-parsed JSON value as a JSON-RPC 2.0 message.
 std::variant<Message, RejectedMessage> parse_message(const json& value);
 
-// Parses text; malformed JSON becomes a -32700 rejection. Batches (arrays) are
+// Parses text; malformed JSON, and JSON nested deeper than kiln::kMaxJsonDepth
+// (kiln/base/json_text.h), become a -32700 rejection. Batches (arrays) are
 // returned as a json array for the caller, which decides whether they are allowed.
 std::variant<json, RejectedMessage> parse_json_text(const std::string& text);
 
