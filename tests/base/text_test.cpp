@@ -72,5 +72,18 @@ TEST(Join, TakesAnyRangeOfStrings) {
   EXPECT_EQ(join(std::vector<std::string_view>{"p", "q"}, " "), "p q");
 }
 
+TEST(InvalidUtf8At, AcceptsUtf8AndFindsTheFirstBadByte) {
+  EXPECT_EQ(invalid_utf8_at(""), std::string_view::npos);
+  EXPECT_EQ(invalid_utf8_at("plain // ASCII"), std::string_view::npos);
+  EXPECT_EQ(invalid_utf8_at("\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            std::string_view::npos);
+  EXPECT_EQ(invalid_utf8_at("caf\xe9 au lait"), 3u);   // Latin-1 e-acute
+  EXPECT_EQ(invalid_utf8_at("ab\xc0\xaf"), 2u);        // overlong '/'
+  EXPECT_EQ(invalid_utf8_at("\xed\xa0\x80"), 0u);      // a surrogate
+  EXPECT_EQ(invalid_utf8_at("\xf4\x90\x80\x80"), 0u);  // past U+10FFFF
+  EXPECT_EQ(invalid_utf8_at("ok\xe2\x82"), 2u);        // cut at the end
+  EXPECT_EQ(invalid_utf8_at("\x80"), 0u);              // a stray continuation byte
+}
+
 }  // namespace
 }  // namespace kiln

@@ -77,6 +77,7 @@ TEST_F(CandidateArgumentTest, EveryToolDeclaresTheSameCandidateProperties) {
 TEST_F(CandidateArgumentTest, BadCandidatesAreRefusedWordForWordTheSameInEveryTool) {
   start(false);  // benchmark and profile refuse the candidate before they look for a runner
   kiln::testing::write_text(run_dir_ / "big.cu", std::string((1u << 20) + 1, ' '));
+  kiln::testing::write_text(run_dir_ / "latin1.cu", "// caf\xe9\nextern \"C\" int x;\n");
   std::filesystem::create_directories(run_dir_ / "worktree");
   const std::vector<std::pair<json, std::string>> cases = {
       {json::object(), "pass exactly one of `candidate`"},
@@ -84,6 +85,7 @@ TEST_F(CandidateArgumentTest, BadCandidatesAreRefusedWordForWordTheSameInEveryTo
       {{{"candidate", "worktree"}}, "is not a file"},
       {{{"candidate", "/etc/passwd"}}, "outside the run directory"},
       {{{"candidate", "big.cu"}}, "over 1 MiB"},
+      {{{"candidate", "latin1.cu"}}, "is not UTF-8 text (line 1, byte 6)"},
       {{{"source", std::string((1u << 20) + 1, ' ')}}, "over 1 MiB"},
       {{{"candidate", "big.cu"}, {"source", "x"}}, "not both"}};
   for (const auto& [arguments, expected] : cases) {

@@ -1,6 +1,9 @@
 #include "kiln/tools/candidate_source.h"
 
+#include <algorithm>
+
 #include "kiln/base/file.h"
+#include "kiln/base/text.h"
 
 namespace kiln::tools {
 
@@ -71,6 +74,15 @@ Result<Candidate> read_candidate_file(const std::string& requested, const Candid
   if (!source)
     return make_error("cannot read `" + requested +
                       "` (no permission?); make it readable, or pass the code as `source`");
+  if (const size_t at = invalid_utf8_at(*source); at != std::string_view::npos) {
+    const size_t line = static_cast<size_t>(std::count(
+                            source->begin(), source->begin() + static_cast<long>(at), '\n')) +
+                        1;
+    return make_error("`" + requested + "` is not UTF-8 text (line " + std::to_string(line) +
+                      ", byte " + std::to_string(at) +
+                      "); kiln sends sources as JSON, which carries only UTF-8: save the file as "
+                      "UTF-8 (a comment in another encoding is the usual cause)");
+  }
   return Candidate{std::move(*source), shown, path, ""};
 }
 
