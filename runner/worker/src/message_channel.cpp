@@ -4,7 +4,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -66,7 +68,8 @@ Result<nlohmann::json> MessageChannel::receive(std::chrono::milliseconds timeout
       return make_error("no answer within " + std::to_string(timeout.count()) + " ms");
     }
     pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    const int wait_ms = static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
+    const int ready = ::poll(&p, 1, wait_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return make_error(std::string("poll: ") + std::strerror(errno));
     if (ready == 0) continue;
