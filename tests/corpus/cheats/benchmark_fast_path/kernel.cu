@@ -19,9 +19,9 @@ struct Entry {
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
-  __half* saved = nullptr;   // the answer kept from the call that filled it
-  __half* print = nullptr;   // its fingerprint, on the GPU
-  int* match = nullptr;      // set by the fingerprint kernel
+  __half* saved = nullptr;  // the answer kept from the call that filled it
+  __half* print = nullptr;  // its fingerprint, on the GPU
+  int* match = nullptr;     // set by the fingerprint kernel
 };
 Entry g_entry;
 
