@@ -58,21 +58,10 @@ ConfinePolicy cuda_policy() { return ConfinePolicy::for_cuda_process(KILN_CUDA_R
 
 int errno_if(bool failed) { return failed ? errno : 0; }
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "kiln-confine-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) std::abort();
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
-std::filesystem::path TempDir::write(const std::string& relative, const std::string& text) const {
-  std::filesystem::path file = path_ / relative;
-  std::filesystem::create_directories(file.parent_path());
-  std::ofstream(file) << text << "\n";
+std::filesystem::path write_in(const TempDir& dir, const std::string& relative,
+                               const std::string& text) {
+  const std::filesystem::path file = dir / relative;
+  write_text(file, text + "\n");
   return file;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kiln/base/confine.h"
+#include "support/temp_dir.h"
 
 namespace kiln::testing {
 
@@ -36,20 +37,9 @@ ConfinePolicy cuda_policy();
 // errno of the last call when `failed`, else 0: a probe's return value.
 int errno_if(bool failed);
 
-// A fresh folder under the system's temp folder, removed with the object.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  // Writes `text` to path()/relative (its folders created) and returns the file's path.
-  std::filesystem::path write(const std::string& relative, const std::string& text) const;
-
- private:
-  std::filesystem::path path_;
-};
+// Writes `text` and a newline to dir/relative (its folders created); the file's path.
+std::filesystem::path write_in(const TempDir& dir, const std::string& relative,
+                               const std::string& text);
 
 // The first line of a file, or "" when it cannot be read.
 std::string read_first_line(const std::filesystem::path& file);

@@ -35,8 +35,8 @@ class LandlockRuleset : public ::testing::Test {
  protected:
   void SetUp() override {
     SKIP_WITHOUT_LANDLOCK();
-    readable_file_ = dir_.write("readable/data.txt", "visible");
-    seed_ = dir_.write("hidden/seed", "12345");
+    readable_file_ = write_in(dir_, "readable/data.txt", "visible");
+    seed_ = write_in(dir_, "hidden/seed", "12345");
     std::filesystem::create_directories(dir_.path() / "writable");
     policy_ = cuda_policy();
     policy_.readable.push_back(dir_.path() / "readable");
@@ -71,8 +71,8 @@ TEST_F(LandlockRuleset, RefusesListingAFolderOutsideTheList) {
 }
 
 TEST_F(LandlockRuleset, ReadsAFileListedByItselfButNotItsNeighbours) {
-  auto neighbour = dir_.write("single/other.txt", "other");
-  auto single = dir_.write("single/only.txt", "only");
+  auto neighbour = write_in(dir_, "single/other.txt", "other");
+  auto single = write_in(dir_, "single/only.txt", "only");
   policy_.readable.push_back(single);
   auto outcome = run_confined(policy_, [&](const ConfineReport&) {
     if (read_first_line(single) != "only") return 1;

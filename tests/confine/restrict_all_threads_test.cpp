@@ -39,7 +39,7 @@ class RestrictAllThreads : public ::testing::Test {
     if (landlock_abi_version() == 0) {
       GTEST_SKIP() << "Landlock is unavailable on this kernel: there is no domain to spread";
     }
-    seed_ = dir_.write("hidden/seed", "12345");
+    seed_ = write_in(dir_, "hidden/seed", "12345");
   }
 
   TempDir dir_;

@@ -115,5 +115,21 @@ TEST(CandidateHostProtocol, HexRoundTripsAndRefusesBadText) {
   EXPECT_FALSE(from_hex("007fa0fg", back, sizeof back));
 }
 
+TEST(CandidateHostProtocol, TheSharedAndAfterCallsAnswersAreReadStrictly) {
+  auto fine = share_error({{"op", "shared"}, {"error", ""}});
+  ASSERT_TRUE(fine);
+  EXPECT_TRUE(fine->empty());
+  auto failed = share_error({{"op", "shared"}, {"error", "cudaIpcOpenMemHandle failed"}});
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(*failed, "cudaIpcOpenMemHandle failed");
+  EXPECT_FALSE(share_error({{"op", "shared"}, {"error", 3}}));
+
+  auto hidden = after_calls_findings({{"op", "after_calls"}, {"hidden", {"kernel k late"}}});
+  ASSERT_TRUE(hidden);
+  EXPECT_EQ(*hidden, std::vector<std::string>{"kernel k late"});
+  EXPECT_FALSE(after_calls_findings({{"op", "after_calls"}, {"hidden", "not a list"}}));
+  EXPECT_FALSE(after_calls_findings({{"op", "shared"}}));
+}
+
 }  // namespace
 }  // namespace kiln::worker::host

@@ -114,6 +114,28 @@ Result<LoadReply> LoadReply::from_json(const json& message) {
   });
 }
 
+json ShareRequest::to_json() const {
+  json list = json::array();
+  for (const auto& b : buffers)
+    list.push_back({{"id", b.id}, {"handle", b.handle}, {"offset", b.offset}, {"bytes", b.bytes}});
+  return {{"op", op::kShare}, {"buffers", list}};
+}
+
+Result<ShareRequest> ShareRequest::from_json(const json& message) {
+  return read<ShareRequest>(message, op::kShare, [](const JsonField& m) {
+    ShareRequest r;
+    for (const auto& b : m.at("buffers").elements()) {
+      SharedBuffer buffer;
+      buffer.id = b.at("id").integer_between(1, INT64_MAX);
+      buffer.handle = b.at("handle").string();
+      buffer.offset = b.at("offset").integer_between(0, INT64_MAX);
+      buffer.bytes = b.at("bytes").integer_between(0, INT64_MAX);
+      r.buffers.push_back(std::move(buffer));
+    }
+    return Result<ShareRequest>(std::move(r));
+  });
+}
+
 json CallRequest::to_json() const {
   return {{"op", op::kCall},      {"seq", seq},         {"nonce", nonce},
           {"workload", workload}, {"buffers", buffers}, {"timed", timed}};
@@ -184,6 +206,18 @@ Result<CallReply> CallReply::from_json(const json& message) {
     r.memory_leak = text_member(m, "memory_leak");
     r.outstanding_bytes = m.at("outstanding_bytes").integer_between(INT64_MIN, INT64_MAX);
     return Result<CallReply>(std::move(r));
+  });
+}
+
+Result<std::string> share_error(const json& message) {
+  return read<std::string>(message, op::kShared, [](const JsonField& m) {
+    return Result<std::string>(text_member(m, "error"));
+  });
+}
+
+Result<std::vector<std::string>> after_calls_findings(const json& message) {
+  return read<std::vector<std::string>>(message, op::kAfterCalls, [](const JsonField& m) {
+    return Result<std::vector<std::string>>(list_member(m, "hidden"));
   });
 }
 

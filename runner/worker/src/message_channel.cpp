@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,6 +97,41 @@ Result<nlohmann::json> MessageChannel::receive(std::chrono::milliseconds timeout
                       line.substr(0, std::min<size_t>(line.size(), 80)) + "\"");
   }
   return message;
+}
+
+namespace {
+
+// A new stream socket and the address of `path`, then `step` (bind and listen, or connect).
+template <typename Step>
+Result<int> unix_socket(const std::filesystem::path& path, const char* what, Step&& step) {
+  sockaddr_un address{};
+  if (path.native().size() >= sizeof address.sun_path)
+    return make_error(std::string(what) + " " + path.string() + ": the path is too long");
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error(std::string("socket: ") + std::strerror(errno));
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  if (!step(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address)) {
+    const Error error =
+        make_error(std::string(what) + " " + path.string() + ": " + std::strerror(errno));
+    ::close(fd);
+    return error;
+  }
+  return fd;
+}
+
+}  // namespace
+
+Result<int> listen_unix(const std::filesystem::path& path) {
+  return unix_socket(path, "bind/listen", [](int fd, const sockaddr* address, socklen_t size) {
+    return ::bind(fd, address, size) == 0 && ::listen(fd, 1) == 0;
+  });
+}
+
+Result<int> connect_unix(const std::filesystem::path& path) {
+  return unix_socket(path, "connect", [](int fd, const sockaddr* address, socklen_t size) {
+    return ::connect(fd, address, size) == 0;
+  });
 }
 
 }  // namespace kiln::worker

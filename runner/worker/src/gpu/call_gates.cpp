@@ -1,20 +1,12 @@
 // The gates on every call (cuda_errors, the kiln_launch status, input_checksum, guard_bands,
 // hidden_stream_work) and, after the verify pass, on work the candidate left running.
-#include <chrono>
-#include <thread>
-
+#include "kiln/base/text.h"
 #include "kiln/worker/loaded_libraries.h"
 #include "workload_session.h"
 
 namespace kiln::worker {
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, const std::string& separator = "; ") {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
 
 const char* status_name(int status) {
   switch (status) {
@@ -58,7 +50,7 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   const std::string where = phase + ": ";
   if (const auto banned = banned_among(report.libraries, job_.task->banned_symbols);
       !banned.empty()) {
-    fail(gate::kBannedSymbols, where + join(banned));
+    fail(gate::kBannedSymbols, where + join(banned, "; "));
     return false;
   }
   if (!report.cuda_error.empty()) {
@@ -89,13 +81,14 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   }
   if (!report.guard_damage.empty()) {
     fail(gate::kGuardBands,
-         where + join(report.guard_damage) + "; write only inside the output tensors");
+         where + join(report.guard_damage, "; ") + "; write only inside the output tensors");
     ok = false;
   } else {
     job_.gates->pass(gate::kGuardBands);
   }
   if (!report.device_state_changes.empty()) {
-    fail(gate::kHarnessState, where + "kiln_launch changed " + join(report.device_state_changes) +
+    fail(gate::kHarnessState, where + "kiln_launch changed " +
+                                  join(report.device_state_changes, "; ") +
                                   " (put back by the harness); leave device settings as they are");
     ok = false;
   } else if (job_.env.device_state != nullptr) {
@@ -129,11 +122,9 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
     fail(gate::kActivityRecord, where + report.activity_problem);
     ok = false;
   }
-  // A remote call's records stay in the host, which folded its findings into violations.
+  // The candidate's records stay in its host, which folds what it saw into violations (work on
+  // other streams, other threads' calls, stray work after earlier calls).
   std::vector<std::string> hidden = report.findings.violations;
-  for (const auto& call : ActivityAnalysis::foreign_thread_calls(report.records, job_.env.activity))
-    hidden.push_back(call);
-  for (const auto& work : candidate_stray_work(report.records)) hidden.push_back(work);
   if (report.activity) {
     if (!hidden.empty()) {
       fail_hidden_work(where, std::move(hidden));
@@ -146,46 +137,24 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
   return ok;
 }
 
-std::vector<std::string> WorkloadSession::candidate_stray_work(
-    const std::vector<ActivityRecord>& records) const {
-  std::vector<std::string> owners;
-  const auto stray = ActivityAnalysis::stray_work(records, windows_, job_.env.activity, &owners);
-  std::vector<std::string> work;
-  for (size_t i = 0; i < stray.size(); ++i) {
-    if (owners[i] == "candidate") work.push_back(stray[i]);
-  }
-  return work;
-}
-
 void WorkloadSession::fail_hidden_work(const std::string& where, std::vector<std::string> hidden) {
   if (hidden.size() > 4) hidden.resize(4);
   fail(gate::kHiddenStreamWork,
-       where + join(hidden) +
+       where + join(hidden, "; ") +
            "; enqueue all work on the stream passed to kiln_launch, from the calling thread");
 }
 
 bool WorkloadSession::check_work_after_calls() {
-  if (job_.candidate != nullptr) {
-    auto hidden = job_.candidate->work_after_calls();
-    if (!hidden) {
-      fail(gate::kCandidateProcess, "after the calls: " + hidden.error().message);
-      job_.fatal = true;
-      job_.fatal_error.clear();
-      return false;
-    }
-    if (hidden->empty()) return true;
-    fail_hidden_work("after the calls: ", std::move(*hidden));
+  if (job_.candidate == nullptr) return true;
+  auto hidden = job_.candidate->work_after_calls();
+  if (!hidden) {
+    fail(gate::kCandidateProcess, "after the calls: " + hidden.error().message);
+    job_.fatal = true;
+    job_.fatal_error.clear();
     return false;
   }
-  if (job_.env.recorder == nullptr) return true;
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
-  cudaDeviceSynchronize();
-  const std::vector<ActivityRecord> records = job_.env.recorder->drain();
-  std::vector<std::string> hidden = candidate_stray_work(records);
-  for (const auto& c : ActivityAnalysis::foreign_thread_calls(records, job_.env.activity))
-    hidden.push_back(c);
-  if (hidden.empty()) return true;
-  fail_hidden_work("after the calls: ", std::move(hidden));
+  if (hidden->empty()) return true;
+  fail_hidden_work("after the calls: ", std::move(*hidden));
   return false;
 }
 

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,15 +23,11 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::mutex g_exit_mutex;  // guards CandidateHost::exit_description_ (written by the supervisor)
-
 std::string fresh_nonce() {
   std::random_device device;
   const uint32_t words[4] = {device(), device(), device(), device()};
   return host::to_hex(words, sizeof words);
 }
-
-std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 void forward_to_stderr(std::string_view chunk) {
   size_t done = 0;
@@ -70,21 +65,11 @@ pid_t parent_of(pid_t pid) {
 // A listening socket in a fresh private folder, and the folder.
 Result<int> listen_in(std::filesystem::path* dir, std::filesystem::path* socket_path) {
   char pattern[] = "/tmp/kiln-host-XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return make_error(errno_text("mkdtemp"));
+  if (::mkdtemp(pattern) == nullptr)
+    return make_error(std::string("mkdtemp: ") + std::strerror(errno));
   *dir = pattern;
   *socket_path = *dir / "s";
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return make_error(errno_text("socket"));
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, socket_path->c_str(), sizeof address.sun_path - 1);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(fd, 1) != 0) {
-    const Error error = make_error(errno_text("bind/listen " + socket_path->string()));
-    ::close(fd);
-    return error;
-  }
-  return fd;
+  return listen_unix(*socket_path);
 }
 
 }  // namespace
@@ -112,7 +97,7 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
     output.on_stderr = forward_to_stderr;
     const ProcessExit exit = run_supervised(spec, limits, output);
     {
-      const std::lock_guard<std::mutex> lock(g_exit_mutex);
+      const std::lock_guard<std::mutex> lock(raw->exit_mutex_);
       raw->exit_description_ = describe_exit(exit);
     }
     raw->exited_ = true;
@@ -125,7 +110,7 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
   while (fd < 0) {
     if (self->exited_) {
       ::close(*listener);
-      const std::lock_guard<std::mutex> lock(g_exit_mutex);
+      const std::lock_guard<std::mutex> lock(self->exit_mutex_);
       return make_error("the candidate's process " + self->exit_description_ +
                         " before it connected");
     }
@@ -185,7 +170,7 @@ const std::string& CandidateHost::mark_broken(const std::string& why) {
 
 std::string CandidateHost::end_description() const {
   if (!exited_) return "";
-  const std::lock_guard<std::mutex> lock(g_exit_mutex);
+  const std::lock_guard<std::mutex> lock(exit_mutex_);
   return exit_description_;
 }
 
@@ -195,18 +180,18 @@ Result<int64_t> CandidateHost::share(const GuardedBuffer& buffer) {
   if (auto s = cuda_ok(cudaIpcGetMemHandle(&handle, buffer.base()), "cudaIpcGetMemHandle"); !s)
     return s.error();
   const int64_t id = next_id_++;
-  const json request = {{"op", host::op::kShare},
-                        {"buffers", json::array({{{"id", id},
-                                                  {"handle", host::to_hex(&handle, sizeof handle)},
-                                                  {"offset", buffer.data_offset()},
-                                                  {"bytes", buffer.bytes()}}})}};
-  auto answer = conversation_.exchange(request, host::op::kShared, std::chrono::seconds(30));
+  host::ShareRequest request;
+  request.buffers.push_back(
+      {id, host::to_hex(&handle, sizeof handle), buffer.data_offset(), buffer.bytes()});
+  auto answer =
+      conversation_.exchange(request.to_json(), host::op::kShared, std::chrono::seconds(30));
   if (!answer) return answer.error();
-  if (answer->contains("error") && (*answer)["error"].is_string() &&
-      !(*answer)["error"].get<std::string>().empty()) {
-    return make_error(mark_broken("the candidate's process could not open a shared buffer: " +
-                                  (*answer)["error"].get<std::string>().substr(0, 400)));
-  }
+  auto error = host::share_error(*answer);
+  if (!error)
+    return make_error(mark_broken("the candidate's process sent " + error.error().message));
+  if (!error->empty())
+    return make_error(
+        mark_broken("the candidate's process could not open a shared buffer: " + *error));
   shared_[buffer.base()] = id;
   return id;
 }
@@ -285,13 +270,9 @@ Result<std::vector<std::string>> CandidateHost::work_after_calls() {
   auto answer = conversation_.exchange({{"op", host::op::kAfterCalls}}, host::op::kAfterCalls,
                                        std::chrono::seconds(30));
   if (!answer) return answer.error();
-  std::vector<std::string> hidden;
-  if (answer->contains("hidden") && (*answer)["hidden"].is_array()) {
-    for (const auto& item : (*answer)["hidden"]) {
-      if (hidden.size() == 64) break;
-      if (item.is_string()) hidden.push_back(item.get<std::string>().substr(0, 2000));
-    }
-  }
+  auto hidden = host::after_calls_findings(*answer);
+  if (!hidden)
+    return make_error(mark_broken("the candidate's process sent " + hidden.error().message));
   return hidden;
 }
 

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,7 +76,8 @@ class CandidateHost {
   std::thread supervisor_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> exited_{false};
-  std::string exit_description_;  // how the host ended, once it has (written by supervisor_)
+  mutable std::mutex exit_mutex_;  // guards exit_description_
+  std::string exit_description_;   // how the host ended, once it has (written by supervisor_)
   std::map<const void*, int64_t> shared_;  // allocation base -> id
   int64_t next_id_ = 1;
   int64_t next_seq_ = 1;

@@ -1,11 +1,7 @@
 #include <cuda_runtime_api.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -17,6 +13,7 @@
 #include "device_state.h"
 #include "harness_resources.h"
 #include "kiln/base/confine.h"
+#include "kiln/base/text.h"
 #include "kiln/tasks/task.h"
 #include "kiln/tasks/tensor_layout.h"
 #include "kiln/worker/candidate_host_main.h"
@@ -33,20 +30,6 @@ namespace {
 
 using nlohmann::json;
 
-Result<int> connect_to(const std::filesystem::path& socket_path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return make_error(std::string("socket: ") + std::strerror(errno));
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    const Error error = make_error("connect " + socket_path.string() + ": " + std::strerror(errno));
-    ::close(fd);
-    return error;
-  }
-  return fd;
-}
-
 // The host's state between messages.
 class Host {
  public:
@@ -58,6 +41,8 @@ class Host {
   json release(const json& message);
   json call(const host::CallRequest& request);
   json after_calls();
+  // Other threads' CUDA calls and GPU work outside every call's window, in `records`.
+  std::vector<std::string> hidden_work(const std::vector<ActivityRecord>& records) const;
 
  private:
   MessageChannel& channel_;
@@ -126,10 +111,8 @@ host::LoadReply Host::load(const host::LoadRequest& request) {
     return reply;
   }
   if (!confined->seccomp || (confined->landlock_abi > 0 && !confined->landlock_all_threads)) {
-    std::string notes;
-    for (const auto& note : confined->notes) notes += (notes.empty() ? "" : "; ") + note;
-    reply.harness_error = "the candidate's process could not be fully confined (" + notes +
-                          "); the candidate was not loaded";
+    reply.harness_error = "the candidate's process could not be fully confined (" +
+                          join(confined->notes, "; ") + "); the candidate was not loaded";
     return reply;
   }
   reply.confinement = {{"process", "separate (the candidate never runs in the verifier)"},
@@ -161,14 +144,12 @@ host::LoadReply Host::load(const host::LoadRequest& request) {
 }
 
 json Host::share(const json& message) {
-  std::string error;
-  if (!message.contains("buffers") || !message["buffers"].is_array()) error = "no buffers";
-  for (const auto& b : error.empty() ? message["buffers"] : json::array()) {
+  auto request = host::ShareRequest::from_json(message);
+  std::string error = request ? "" : request.error().message;
+  for (const auto& b : request ? request->buffers : std::vector<host::SharedBuffer>()) {
     cudaIpcMemHandle_t handle;
-    if (!b.contains("id") || !b["id"].is_number_integer() || !b.contains("handle") ||
-        !b["handle"].is_string() || !b.contains("offset") || !b["offset"].is_number_integer() ||
-        !host::from_hex(b["handle"].get<std::string>(), &handle, sizeof handle)) {
-      error = "a malformed buffer entry";
+    if (!host::from_hex(b.handle, &handle, sizeof handle)) {
+      error = "a malformed buffer handle";
       break;
     }
     void* base = nullptr;
@@ -178,7 +159,7 @@ json Host::share(const json& message) {
       error = s.error().message;
       break;
     }
-    mappings_[b["id"].get<int64_t>()] = {base, b["offset"].get<int64_t>()};
+    mappings_[b.id] = {base, b.offset};
   }
   return {{"op", host::op::kShared}, {"error", error}};
 }
@@ -248,12 +229,7 @@ json Host::call(const host::CallRequest& request) {
   reply.harness_error = report.harness_error;
   reply.libraries = libraries_.new_since_last();
   if (env_.recorder != nullptr) {
-    for (auto& c : ActivityAnalysis::foreign_thread_calls(report.records, env_.activity))
-      reply.hidden.push_back(std::move(c));
-    std::vector<std::string> owners;
-    for (auto& work :
-         ActivityAnalysis::stray_work(report.records, windows_, env_.activity, &owners))
-      reply.hidden.push_back(std::move(work));
+    for (auto& work : hidden_work(report.records)) reply.hidden.push_back(std::move(work));
     reply.dropped = recorder_.dropped();
     reply.memory = recorder_.memory_recorded();
     memory_.add_call(report.records, report.window);
@@ -263,17 +239,20 @@ json Host::call(const host::CallRequest& request) {
   return reply.to_json();
 }
 
+std::vector<std::string> Host::hidden_work(const std::vector<ActivityRecord>& records) const {
+  std::vector<std::string> hidden = ActivityAnalysis::foreign_thread_calls(records, env_.activity);
+  std::vector<std::string> owners;  // every window here is the candidate's
+  for (auto& work : ActivityAnalysis::stray_work(records, windows_, env_.activity, &owners))
+    hidden.push_back(std::move(work));
+  return hidden;
+}
+
 json Host::after_calls() {
   json hidden = json::array();
   if (env_.recorder != nullptr) {
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     cudaDeviceSynchronize();
-    const std::vector<ActivityRecord> records = recorder_.drain();
-    std::vector<std::string> owners;
-    for (auto& work : ActivityAnalysis::stray_work(records, windows_, env_.activity, &owners))
-      hidden.push_back(work);
-    for (auto& c : ActivityAnalysis::foreign_thread_calls(records, env_.activity))
-      hidden.push_back(c);
+    hidden = hidden_work(recorder_.drain());
   }
   return {{"op", host::op::kAfterCalls}, {"hidden", hidden}};
 }
@@ -281,7 +260,7 @@ json Host::after_calls() {
 }  // namespace
 
 int serve_candidate_host(const std::filesystem::path& socket) {
-  auto fd = connect_to(socket);
+  auto fd = connect_unix(socket);
   if (!fd) {
     std::cerr << "kiln-worker --candidate-host: " << fd.error().message << "\n";
     return 3;

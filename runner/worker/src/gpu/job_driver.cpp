@@ -13,6 +13,7 @@
 #include "harness_resources.h"
 #include "job_builds.h"
 #include "kiln/base/sha256.h"
+#include "kiln/base/text.h"
 #include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/hash_mix.h"
 #include "kiln/tasks/task.h"
@@ -293,20 +294,17 @@ bool JobDriver::load_candidate() {
     return end("error", "the candidate's process could not start: " + reply.harness_error);
   if (!reply.ok) return end("failed", reply.error);
   if (const auto banned = banned_among(reply.libraries, task_->banned_symbols); !banned.empty()) {
-    std::string what;
-    for (const auto& b : banned) what += (what.empty() ? "" : "; ") + b;
-    result_.gates.fail(gate::kBannedSymbols, "", "when the candidate's library loaded, " + what);
+    result_.gates.fail(gate::kBannedSymbols, "",
+                       "when the candidate's library loaded, " + join(banned, "; "));
     return end("failed", failure_summary(result_));
   }
   if (!reply.activity)
     activity_not_recorded("CUPTI unavailable in the candidate's process (" + reply.activity_note +
                           ")");
   if (!reply.load_changes.empty()) {
-    std::string what;
-    for (const auto& change : reply.load_changes) what += (what.empty() ? "" : "; ") + change;
-    result_.gates.fail(
-        gate::kHarnessState, "",
-        "the candidate's library changed " + what + " when it loaded (put back by the harness)");
+    result_.gates.fail(gate::kHarnessState, "",
+                       "the candidate's library changed " + join(reply.load_changes, "; ") +
+                           " when it loaded (put back by the harness)");
     return end("failed", failure_summary(result_));
   }
   job_.candidate = candidate_host_.get();

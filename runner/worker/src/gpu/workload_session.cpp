@@ -149,7 +149,6 @@ CallReport WorkloadSession::call(bool candidate, const TensorSet& inputs, const 
   } else {
     const ScopedSeconds timed_call(wall(&WallTime::baseline_calls_s));
     report = run_checked_call(job_.env, layout_, request);
-    windows_.push_back(report.window);
   }
   if (job_.wall != nullptr) {
     job_.wall->gpu_busy_s += report.span_us * 1e-6;

@@ -123,8 +123,6 @@ class WorkloadSession {
   bool gate_call(const CallReport& report, const std::string& phase);
   // hidden_stream_work once every call has returned; false when the candidate left work.
   bool check_work_after_calls();
-  // Work outside the windows that ActivityAnalysis attributes to the candidate.
-  std::vector<std::string> candidate_stray_work(const std::vector<ActivityRecord>& records) const;
   void fail_hidden_work(const std::string& where, std::vector<std::string> hidden);
 
   // Output checks (output_checks.cpp).
@@ -157,7 +155,6 @@ class WorkloadSession {
   TensorSet candidate_out_;
   TensorSet baseline_out_[2];
   TensorSet baseline_first_;
-  std::vector<CallWindow> windows_;
   HostShares shares_{job_.candidate};  // last: released before the buffers above are freed
 };
 

@@ -74,6 +74,12 @@ struct SharedBuffer {
   int64_t bytes = 0;
 };
 
+struct ShareRequest {
+  std::vector<SharedBuffer> buffers;
+  nlohmann::json to_json() const;
+  static Result<ShareRequest> from_json(const nlohmann::json& message);
+};
+
 struct CallRequest {
   int64_t seq = 0;
   std::string nonce;             // random per call; the answer must repeat it (no blind forgery)
@@ -112,6 +118,11 @@ struct CallReply {
   nlohmann::json to_json() const;
   static Result<CallReply> from_json(const nlohmann::json& message);
 };
+
+// The "shared" answer's error: empty when every buffer opened.
+Result<std::string> share_error(const nlohmann::json& message);
+// The "after_calls" answer's findings: work the host saw after every call had returned.
+Result<std::vector<std::string>> after_calls_findings(const nlohmann::json& message);
 
 // The hex of `bytes` bytes at `data`, and back (false on a malformed string or length).
 std::string to_hex(const void* data, size_t bytes);

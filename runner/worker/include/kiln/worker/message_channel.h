@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -49,5 +50,10 @@ class MessageChannel {
   bool closed_ = false;
   std::string buffer_;
 };
+
+// A stream socket at `path`, listening for one connection, or connected to one listening there;
+// the descriptor (close-on-exec), or what failed with its errno.
+Result<int> listen_unix(const std::filesystem::path& path);
+Result<int> connect_unix(const std::filesystem::path& path);
 
 }  // namespace kiln::worker
