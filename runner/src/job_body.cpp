@@ -12,10 +12,7 @@ namespace field = protocol::job_field;
 
 Result<json> make_job_body(const tasks::Task& task, const JobSpec& spec) {
   json files = json::object();
-  std::vector<std::filesystem::path> paths = {task.dir / "task.json", task.reference_path,
-                                              task.baseline_path, task.starter_path,
-                                              task.readme_path};
-  for (const auto& path : paths) {
+  for (const auto& path : tasks::bundle_files(task)) {
     auto contents = read_file(path);
     if (!contents) return make_error("reading task " + task.name + ": " + contents.error().message);
     files[path.lexically_relative(task.dir).generic_string()] = std::move(*contents);

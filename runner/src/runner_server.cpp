@@ -291,13 +291,12 @@ class RunnerServer::Impl {
     return false;
   }
 
-  // A sent file outside the hashed five: it would reach the worker without being hashed.
+  // A sent file outside the hashed bundle: it would reach the worker without being hashed.
   static std::optional<std::string> unhashed_file(const tasks::Task& task,
                                                   const std::map<std::string, std::string>& files) {
-    std::vector<std::string> hashed = {"task.json"};
-    for (const auto* path :
-         {&task.reference_path, &task.baseline_path, &task.starter_path, &task.readme_path})
-      hashed.push_back(path->lexically_relative(task.dir).generic_string());
+    std::vector<std::string> hashed;
+    for (const auto& path : tasks::bundle_files(task))
+      hashed.push_back(path.lexically_relative(task.dir).generic_string());
     for (const auto& [name, contents] : files)
       if (std::find(hashed.begin(), hashed.end(), name) == hashed.end()) return name;
     return std::nullopt;

@@ -82,18 +82,40 @@ bool is_fp16_matrix(const kiln_tensor& t) {
          (t.data != nullptr || t.shape[0] * t.shape[1] == 0);
 }
 
+// Runs body(i) for every i in [0, count), spread over the machine's threads; which thread
+// takes which i never changes a result.
+template <typename Body>
+void parallel_for(int64_t count, const Body& body) {
+  std::atomic<int64_t> next{0};
+  auto worker = [&] {
+    for (int64_t i = next++; i < count; i = next++) body(i);
+  };
+  const auto hardware = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t n_threads = std::min(hardware, count);
+  std::vector<std::thread> threads;
+  for (int64_t t = 1; t < n_threads; ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::exception&) {
+      break;  // no more threads available: the ones running (and this one) finish the work
+    }
+  }
+  worker();
+  for (auto& thread : threads) thread.join();
+}
+
 // Copies an fp16 matrix (any strides) into a dense row-major float matrix.
 std::vector<float> widen(const kiln_tensor& t) {
   const int64_t rows = t.shape[0];
   const int64_t cols = t.shape[1];
   std::vector<float> out(static_cast<size_t>(rows * cols));
   const auto* data = static_cast<const uint16_t*>(t.data);
-  for (int64_t r = 0; r < rows; ++r) {
+  parallel_for(rows, [&](int64_t r) {
     for (int64_t c = 0; c < cols; ++c) {
       out[static_cast<size_t>(r * cols + c)] =
           half_to_float(data[r * t.strides[0] + c * t.strides[1]]);
     }
-  }
+  });
   return out;
 }
 
@@ -153,26 +175,11 @@ void run_gemm(const kiln_tensor& ta, const kiln_tensor& tb, const kiln_tensor& t
   const int64_t tiles_m = (M + kTile - 1) / kTile;
   const int64_t tiles_n = (N + kTile - 1) / kTile;
   const int64_t tiles = tiles_m * tiles_n;
-  std::atomic<int64_t> next{0};
-  auto worker = [&] {
-    for (int64_t t = next++; t < tiles; t = next++) {
-      const int64_t i0 = (t / tiles_n) * kTile;
-      const int64_t j0 = (t % tiles_n) * kTile;
-      compute_tile(a, b, K, i0, std::min(M, i0 + kTile), j0, std::min(N, j0 + kTile), tc);
-    }
-  };
-  const auto hardware = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-  const int64_t n_threads = std::min(hardware, tiles);
-  std::vector<std::thread> threads;
-  for (int64_t t = 1; t < n_threads; ++t) {
-    try {
-      threads.emplace_back(worker);
-    } catch (const std::exception&) {
-      break;  // no more threads available: the ones running (and this one) finish the work
-    }
-  }
-  worker();
-  for (auto& thread : threads) thread.join();
+  parallel_for(tiles, [&](int64_t t) {
+    const int64_t i0 = (t / tiles_n) * kTile;
+    const int64_t j0 = (t % tiles_n) * kTile;
+    compute_tile(a, b, K, i0, std::min(M, i0 + kTile), j0, std::min(N, j0 + kTile), tc);
+  });
 }
 
 }  // namespace

@@ -88,10 +88,7 @@ Result<ReferenceRun> ReferenceCheck::run(const WorkloadLayout& layout, const Hos
     if (host[t].size() != static_cast<size_t>(tensor.bytes())) {
       return make_error("internal: host copy of " + tensor.name + " has the wrong size");
     }
-    if (!cut) {
-      work[t] = host[t];
-      continue;
-    }
+    if (!cut) continue;  // passed from `host` as it is
     work[t].resize(static_cast<size_t>(bytes));
     for (size_t i = 0; i < plan.rows.size(); ++i) {
       std::memcpy(work[t].data() + static_cast<int64_t>(i) * row_bytes,
@@ -101,7 +98,9 @@ Result<ReferenceRun> ReferenceCheck::run(const WorkloadLayout& layout, const Hos
   std::vector<kiln_tensor> tensors;
   for (size_t t = 0; t < layout.tensors.size(); ++t) {
     kiln_tensor k{};
-    k.data = work[t].data();
+    // The reference reads its inputs only; an input passed whole is not copied.
+    const bool whole_input = !layout.tensors[t].is_output && (plan.full || !sliced[t]);
+    k.data = whole_input ? const_cast<unsigned char*>(host[t].data()) : work[t].data();
     k.dtype = layout.tensors[t].dtype;
     k.rank = static_cast<int32_t>(out.shapes[t].size());
     int64_t stride = 1;

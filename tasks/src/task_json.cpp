@@ -89,6 +89,8 @@ nlohmann::json to_json(const Task& task) {
         {"readme", relative(task.readme_path)}}},
       {"sha256", task.sha256},
   };
+  if (!task.gpu_reference_path.empty())
+    out["files"]["gpu_reference"] = relative(task.gpu_reference_path);
   return out;
 }
 

@@ -295,8 +295,10 @@ std::filesystem::path read_bundle_file(const JsonField& field, const std::filesy
 }
 
 void read_files(const JsonField& field, const std::filesystem::path& dir, Task& task) {
-  field.allow_only({"reference", "baseline", "starter", "readme"});
+  field.allow_only({"reference", "gpu_reference", "baseline", "starter", "readme"});
   task.reference_path = read_bundle_file(field.at("reference"), dir);
+  if (const auto gpu = field.find("gpu_reference"))
+    task.gpu_reference_path = read_bundle_file(*gpu, dir);
   task.baseline_path = read_bundle_file(field.at("baseline"), dir);
   task.starter_path = read_bundle_file(field.at("starter"), dir);
   task.readme_path = read_bundle_file(field.at("readme"), dir);
@@ -377,6 +379,14 @@ std::string parse_problem(const std::string& what) {
 
 }  // namespace
 
+std::vector<std::filesystem::path> bundle_files(const Task& task) {
+  std::vector<std::filesystem::path> files = {task.dir / "task.json", task.reference_path,
+                                              task.baseline_path, task.starter_path,
+                                              task.readme_path};
+  if (!task.gpu_reference_path.empty()) files.push_back(task.gpu_reference_path);
+  return files;
+}
+
 Result<Task> load_task(const std::filesystem::path& bundle_dir) {
   // "tasks/x/" and "tasks/x" name the same bundle; drop the trailing separator so
   // paths relative to the bundle come out the same.
@@ -399,9 +409,9 @@ Result<Task> load_task(const std::filesystem::path& bundle_dir) {
     auto relative = [&dir](const std::filesystem::path& path) {
       return path.lexically_relative(dir).generic_string();
     };
-    auto digest =
-        hash_bundle(dir, {"task.json", relative(task.reference_path), relative(task.baseline_path),
-                          relative(task.starter_path), relative(task.readme_path)});
+    std::vector<std::string> files;
+    for (const auto& path : bundle_files(task)) files.push_back(relative(path));
+    auto digest = hash_bundle(dir, files);
     if (!digest) return make_error(label + ": " + digest.error().message);
     task.sha256 = std::move(*digest);
     return task;

@@ -25,7 +25,7 @@ TEST(JobRequest, ReadsAWellFormedBody) {
   const auto& request = std::get<JobRequest>(parsed);
   EXPECT_EQ(request.kind, JobKind::kBenchmark);
   EXPECT_EQ(request.task_name, "fp16_gemm");
-  EXPECT_EQ(request.task_files.size(), 5u);
+  EXPECT_EQ(request.task_files.size(), 6u);  // tasks::bundle_files: fp16_gemm has a GPU reference
   EXPECT_EQ(request.workloads, (std::vector<std::string>{"16x4096x4096"}));
   EXPECT_EQ(request.limits.job_seconds, 30);
   EXPECT_EQ(request.limits.min_samples, 5);

@@ -29,11 +29,11 @@ TEST(BundleHash, DoesNotDependOnWhereTheBundleLies) {
 
 TEST(BundleHash, FollowsTheDocumentedFormat) {
   // tasks/FORMAT.md: each file enters as "NAME\nLENGTH\n" then its bytes, in the
-  // order task.json, reference, baseline, starter, readme.
+  // order task.json, reference, baseline, starter, readme, then the GPU reference.
   const auto dir = testing::bundled_tasks_dir() / "fp16_gemm";
   Sha256 expected;
-  for (const char* name :
-       {"task.json", "reference.cpp", "baseline.cu", "starter.cu", "README.md"}) {
+  for (const char* name : {"task.json", "reference.cpp", "baseline.cu", "starter.cu", "README.md",
+                           "gpu_reference.cu"}) {
     const std::string contents = testing::read_text(dir / name);
     expected.update(std::string(name) + "\n" + std::to_string(contents.size()) + "\n");
     expected.update(contents);
@@ -45,8 +45,8 @@ TEST(BundleHash, ChangesWhenAnyBundleFileChanges) {
   BundleCopy bundle;
   const std::string original = hash_of(bundle.dir());
   // Trailing whitespace keeps task.json valid JSON and every source file compilable.
-  for (const char* name :
-       {"task.json", "reference.cpp", "baseline.cu", "starter.cu", "README.md"}) {
+  for (const char* name : {"task.json", "reference.cpp", "baseline.cu", "starter.cu", "README.md",
+                           "gpu_reference.cu"}) {
     const auto path = bundle.dir() / name;
     const std::string contents = testing::read_text(path);
     testing::write_text(path, contents + " ");

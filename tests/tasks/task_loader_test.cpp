@@ -72,6 +72,27 @@ TEST(TaskLoader, HostSynchronizationIsForbiddenUnlessTheTaskAllowsIt) {
               AllOf(HasSubstr("allow_host_sync"), HasSubstr("true or false")));
 }
 
+TEST(TaskLoader, TheGpuReferenceIsOptional) {
+  auto gemm = load_task(bundled_tasks_dir() / "fp16_gemm");
+  ASSERT_TRUE(gemm) << gemm.error().message;
+  EXPECT_EQ(gemm->gpu_reference_path.filename(), "gpu_reference.cu");
+  EXPECT_EQ(to_json(*gemm)["files"]["gpu_reference"], "gpu_reference.cu");
+  auto norm = load_task(bundled_tasks_dir() / "rmsnorm");
+  ASSERT_TRUE(norm) << norm.error().message;
+  EXPECT_TRUE(norm->gpu_reference_path.empty());
+  EXPECT_FALSE(to_json(*norm)["files"].contains("gpu_reference"));
+  // Without the field the bundle still loads, and its hash no longer covers the file.
+  BundleCopy bundle;
+  auto json = bundle.task_json();
+  json["files"].erase("gpu_reference");
+  bundle.set_task_json(json);
+  auto without = load_task(bundle.dir());
+  ASSERT_TRUE(without) << without.error().message;
+  EXPECT_TRUE(without->gpu_reference_path.empty());
+  EXPECT_THAT(error_after_edit([](auto& j) { j["files"]["gpu_reference"] = "missing.cu"; }),
+              HasSubstr("task.json: files.gpu_reference: 'missing.cu' does not exist"));
+}
+
 TEST(TaskLoader, AcceptsBundlePathWithTrailingSlash) {
   auto plain = load_task(bundled_tasks_dir() / "fp16_gemm");
   auto slashed = load_task((bundled_tasks_dir() / "fp16_gemm").string() + "/");

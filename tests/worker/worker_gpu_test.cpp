@@ -191,6 +191,20 @@ TEST(WorkerGpu, HonestKernelsPass) {
     SCOPED_TRACE(jobs[i].name);
     expect_passed(outcomes[i]);
   }
+  if (prebuild()) return;
+  // fp16_gemm has a GPU reference: every element checked against it, and it agreed with the
+  // CPU reference bit for bit on the rows they both computed.
+  for (const auto& row : outcomes[0].result["workloads"]) {
+    SCOPED_TRACE(row.value("name", ""));
+    EXPECT_NE(row.value("checked", "").find("every element against the exact"), std::string::npos)
+        << row.value("checked", "");
+    ASSERT_TRUE(row.contains("gpu_reference_anchor")) << row.dump();
+    EXPECT_GT(row["gpu_reference_anchor"]["elements"].get<int64_t>(), 0);
+    EXPECT_EQ(row["gpu_reference_anchor"]["differing_elements"].get<int64_t>(), 0);
+  }
+  // rmsnorm has none: its rows against the CPU reference, as before.
+  for (const auto& row : outcomes[1].result["workloads"])
+    EXPECT_FALSE(row.contains("gpu_reference_anchor")) << row.dump();
 }
 
 TEST(WorkerGpu, TheCublasBaselineIsNoCandidate) {

@@ -27,6 +27,8 @@ const char* kind_name(BuildKind kind) {
       return "baseline";
     case BuildKind::kReference:
       return "reference";
+    case BuildKind::kGpuReference:
+      return "GPU reference";
   }
   return "?";
 }

@@ -11,8 +11,8 @@ double rounded(double seconds) { return std::round(seconds * 1000.0) / 1000.0; }
 }  // namespace
 
 nlohmann::json WallTime::to_json() const {
-  const double accounted =
-      inputs_s + cpu_reference_s + candidate_calls_s + baseline_calls_s + output_checks_s;
+  const double accounted = inputs_s + cpu_reference_s + gpu_reference_s + candidate_calls_s +
+                           baseline_calls_s + output_checks_s;
   nlohmann::json j = {{"total_s", rounded(total_s)},
                       {"build_s", rounded(build_s)},
                       {"load_s", rounded(load_s)},
@@ -20,6 +20,8 @@ nlohmann::json WallTime::to_json() const {
                       {"timing_s", rounded(timing_s)},
                       {"inputs_s", rounded(inputs_s)},
                       {"cpu_reference_s", rounded(cpu_reference_s)},
+                      {"gpu_reference_s", rounded(gpu_reference_s)},
+                      {"host_copies_s", rounded(host_copies_s)},
                       {"candidate_calls_s", rounded(candidate_calls_s)},
                       {"baseline_calls_s", rounded(baseline_calls_s)},
                       {"output_checks_s", rounded(output_checks_s)},

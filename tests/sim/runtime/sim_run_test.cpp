@@ -60,6 +60,25 @@ TEST(SimRun, Fp16GemmStarterPassesEverySimWorkload) {
   }
 }
 
+// The worker checks every element against the task's GPU reference once it agreed with the CPU
+// reference; in the simulator it agrees exactly (the same double-precision operations in the
+// same order), on every sim workload, odd shapes included.
+TEST(SimRun, Fp16GemmGpuReferenceEqualsTheCpuReferenceExactly) {
+  const SimRunResult run =
+      sim_run("--task " + task("fp16_gemm") + " --source " + task("fp16_gemm") +
+              "/gpu_reference.cu --build-dir " + build_dir("gemm_gpu_reference"));
+  ASSERT_FALSE(run.report.is_discarded());
+  EXPECT_EQ(run.exit_code, 0) << run.report.dump(2);
+  ASSERT_EQ(run.report["workloads"].size(), 4u);
+  for (const auto& workload : run.report["workloads"]) {
+    SCOPED_TRACE(workload.value("workload", ""));
+    EXPECT_EQ(workload["status"], "pass") << workload.dump(2);
+    EXPECT_GT(workload["errors"]["checked"].get<int64_t>(), 0);
+    EXPECT_EQ(workload["errors"]["max_abs"].get<double>(), 0.0);
+    EXPECT_EQ(workload["errors"]["mismatches"].get<int64_t>(), 0);
+  }
+}
+
 TEST(SimRun, RmsnormStarterPassesEverySimWorkload) {
   const SimRunResult run = sim_run("--task " + task("rmsnorm") + " --source " + task("rmsnorm") +
                                    "/starter.cu --build-dir " + build_dir("rmsnorm_starter"));

@@ -24,7 +24,7 @@ struct JobSpec {
   std::optional<double> job_seconds;        // ask for less than the runner's maximum
 };
 
-// Reads the bundle's five files from task.dir. Errors name the file.
+// Reads the bundle's files (tasks::bundle_files) from task.dir. Errors name the file.
 Result<nlohmann::json> make_job_body(const tasks::Task& task, const JobSpec& spec);
 
 }  // namespace kiln::runner

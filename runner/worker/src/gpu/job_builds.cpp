@@ -47,4 +47,14 @@ compiler::BuildRequest reference_build_request(const compiler::KernelBuild& buil
   return request;
 }
 
+compiler::BuildRequest gpu_reference_build_request(const compiler::KernelBuild& builder,
+                                                   const JobSpec& spec, const tasks::Task& task) {
+  compiler::BuildRequest request;
+  request.kind = compiler::BuildKind::kGpuReference;
+  request.source = task.gpu_reference_path;
+  request.arch = task.arch;
+  request.build_dir = cached_build_dir(builder, spec, request, "gpu-reference-");
+  return request;
+}
+
 }  // namespace kiln::worker

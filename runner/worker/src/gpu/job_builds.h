@@ -1,6 +1,7 @@
-// The three builds a job loads: the candidate, in the job's own build folder; the task's
-// baseline and CPU reference, cached per task beside it in a folder named by the build's
-// fingerprint, so every job of a task shares them and a changed toolkit or source builds anew.
+// The builds a job loads: the candidate, in the job's own build folder; the task's baseline,
+// CPU reference and GPU reference (if it has one), cached per task beside it in a folder named by
+// the build's fingerprint, so every job of a task shares them and a changed toolkit or source
+// builds anew.
 #pragma once
 
 #include "kiln/compiler/kernel_build.h"
@@ -19,5 +20,9 @@ compiler::BuildRequest baseline_build_request(const compiler::KernelBuild& build
 // The task's CPU reference, built with the host compiler.
 compiler::BuildRequest reference_build_request(const compiler::KernelBuild& builder,
                                                const JobSpec& spec, const tasks::Task& task);
+
+// The task's GPU reference (files.gpu_reference), a kernel on the ABI for the task's arch.
+compiler::BuildRequest gpu_reference_build_request(const compiler::KernelBuild& builder,
+                                                   const JobSpec& spec, const tasks::Task& task);
 
 }  // namespace kiln::worker

@@ -118,11 +118,11 @@ class JobDriver {
 
   // The task bundle, the candidate's hash and the workloads the job names (all by default).
   bool load_task();
-  // The candidate (with the banned_symbols gate), then the task's baseline and reference.
+  // The candidate (with the banned_symbols gate), then the task's baseline and references.
   bool build();
   // Profile and sanitize jobs: the tool over the run-once mode (tool_jobs.h), then the result.
   int run_tool_job();
-  // The task's baseline and CPU reference, and their entry points.
+  // The task's baseline, CPU reference and GPU reference, and their entry points.
   bool load();
   // CUPTI, the GPU, NVML and the GPU's peak rates.
   bool open_gpu();
@@ -176,8 +176,10 @@ class JobDriver {
   compiler::BuildOutcome candidate_build_;
   compiler::BuildOutcome baseline_build_;
   compiler::BuildOutcome reference_build_;
+  compiler::BuildOutcome gpu_reference_build_;  // ok only when the task has a GPU reference
   std::optional<DynamicLibrary> baseline_library_;
   std::optional<DynamicLibrary> reference_library_;
+  std::optional<DynamicLibrary> gpu_reference_library_;
   ActivityRecorder recorder_;
   NvmlProbe nvml_;
   HarnessResources harness_;
@@ -234,6 +236,12 @@ bool JobDriver::build() {
   reference_build_ = builder_.build(reference_build_request(builder_, spec_, *task_));
   if (!reference_build_.ok)
     return end("error", "the task's CPU reference does not build: " + reference_build_.error);
+  if (!task_->gpu_reference_path.empty()) {
+    events_.log("info", "building the task's GPU reference (cached per task)");
+    gpu_reference_build_ = builder_.build(gpu_reference_build_request(builder_, spec_, *task_));
+    if (!gpu_reference_build_.ok)
+      return end("error", "the task's GPU reference does not build: " + gpu_reference_build_.error);
+  }
   return true;
 }
 
@@ -267,6 +275,15 @@ bool JobDriver::load() {
 
   job_.baseline = reinterpret_cast<kiln_launch_fn>(*baseline_fn);
   job_.reference = reinterpret_cast<kiln_reference_fn>(*reference_fn);
+
+  if (!gpu_reference_build_.ok) return true;  // the task has none
+  auto gpu_reference = DynamicLibrary::open(gpu_reference_build_.library);
+  if (!gpu_reference)
+    return end("error", "the task's GPU reference does not load: " + gpu_reference.error().message);
+  gpu_reference_library_ = std::move(*gpu_reference);
+  auto gpu_reference_fn = gpu_reference_library_->symbol("kiln_launch");
+  if (!gpu_reference_fn) return end("error", gpu_reference_fn.error().message);
+  job_.gpu_reference = reinterpret_cast<kiln_launch_fn>(*gpu_reference_fn);
   return true;
 }
 

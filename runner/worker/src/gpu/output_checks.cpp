@@ -1,5 +1,5 @@
-// A candidate's outputs against the baseline's on the same inputs (every element, on the GPU,
-// under twice the task's tolerance) and against the CPU reference (all rows or a sample).
+// A candidate's outputs against the baseline's on the same inputs: every element, on the GPU,
+// under twice the task's tolerance.
 #include "cuda_status.h"
 #include "harness_kernels.h"
 #include "kiln/tasks/numeric_codec.h"
@@ -112,52 +112,6 @@ bool WorkloadSession::check_against_baseline(const TensorSet& candidate, const T
            "task's tolerance: " +
            cmp.stats.summary());
   return false;
-}
-
-bool WorkloadSession::host_copy_for_reference(const TensorSet& inputs, const TensorSet& outputs,
-                                              tasks::HostTensors* host) {
-  if (auto s = host_copy(inputs, false, host); !s) {
-    harness_failure(s.error().message);
-    return false;
-  }
-  if (auto s = host_copy(outputs, true, host); !s) {
-    harness_failure(s.error().message);
-    return false;
-  }
-  return true;
-}
-
-void WorkloadSession::note_checked_rows(const tasks::RowPlan& plan) {
-  int64_t rows = 0;
-  for (const auto& t : layout_.tensors) {
-    if (t.is_output) rows = t.shape[0];
-  }
-  result_->checked = plan.describe(rows);
-}
-
-bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& outputs,
-                                      const std::vector<uint64_t>& poison,
-                                      const std::vector<int64_t>& required_rows, uint64_t plan_seed,
-                                      const std::string& phase, std::string_view mismatch_gate,
-                                      tasks::ErrorStats* stats) {
-  const ScopedSeconds timed(wall(&WallTime::cpu_reference_s));
-  tasks::HostTensors host;
-  if (!host_copy_for_reference(inputs, outputs, &host)) return false;
-  const tasks::RowPlan plan =
-      tasks::RowSampler::plan(layout_, job_.budget, plan_seed, required_rows);
-  const tasks::ReferenceCheck check(job_.reference, job_.tolerance);
-  auto run = check.run(layout_, host, plan);
-  if (!run) {
-    harness_failure(run.error().message);
-    return false;
-  }
-  *stats = check.compare(layout_, *run, host, poison);
-  note_checked_rows(plan);
-  if (!stats->passes(job_.tolerance.max_mismatch_fraction)) {
-    fail(mismatch_gate, phase + ": against the CPU reference, " + stats->summary());
-    return false;
-  }
-  return true;
 }
 
 }  // namespace kiln::worker

@@ -1,8 +1,6 @@
 // The verify pass (workload_session.h, steps 1-3): correctness on the first inputs against
-// the baseline and the CPU reference, determinism across two runs, fresh inputs, and work left
+// the baseline and the exact reference, determinism across two runs, fresh inputs, and work left
 // after the calls.
-#include <optional>
-
 #include "workload_session.h"
 
 namespace kiln::worker {
@@ -25,13 +23,11 @@ bool WorkloadSession::verify_pass() {
   const int64_t first_call = job_.calls;
   CallReport run1 = call(true, inputs_, candidate_out_, false);
   if (!gate_call(run1, "first call")) return false;
-  tasks::HostTensors host1;
-  {
-    const ScopedSeconds timed(wall(&WallTime::cpu_reference_s));  // kept for determinism
-    if (auto s = host_copy(candidate_out_, true, &host1); !s) {
-      harness_failure(s.error().message);
-      return false;
-    }
+  // The first run's outputs, kept on the GPU for the determinism check.
+  TensorSet first_out;
+  if (auto s = keep_outputs(candidate_out_, &first_out); !s) {
+    harness_failure(s.error().message);
+    return false;
   }
   CallReport run2 = call(true, inputs_, candidate_out_, false);
   if (!gate_call(run2, "second call")) return false;
@@ -44,74 +40,52 @@ bool WorkloadSession::verify_pass() {
     return false;
   }
 
-  progress("verify: CPU reference");
-  std::optional<ScopedSeconds> reference_time(std::in_place, wall(&WallTime::cpu_reference_s));
-  tasks::HostTensors host2;
-  if (!host_copy_for_reference(inputs_, candidate_out_, &host2)) return false;
-  const tasks::RowPlan plan =
-      tasks::RowSampler::plan(layout_, job_.budget, job_.seed ^ static_cast<uint64_t>(index_), {});
-  const tasks::ReferenceCheck check(job_.reference, job_.tolerance);
-  auto reference = check.run(layout_, host2, plan);
-  if (!reference) {
-    harness_failure(reference.error().message);
+  progress("verify: exact reference");
+  tasks::ErrorStats stats2;
+  if (!reference_check(inputs_, candidate_out_, poison2, {},
+                       job_.seed ^ static_cast<uint64_t>(index_), "first inputs",
+                       gate::kCorrectness, &stats2)) {
     return false;
   }
-  const tasks::ErrorStats stats2 = check.compare(layout_, *reference, host2, poison2);
-  note_checked_rows(plan);
   result_->errors = stats2;
-  if (!stats2.passes(job_.tolerance.max_mismatch_fraction)) {
-    fail(gate::kCorrectness, "against the CPU reference, " + stats2.summary());
-    return false;
-  }
   job_.gates->pass(gate::kCorrectness);
-  {
-    // The baseline itself against the reference: a task sanity check, reported only.
-    tasks::HostTensors host_base = host2;
-    if (host_copy(baseline_first_, true, &host_base)) {
-      const tasks::ErrorStats base_stats =
-          check.compare(layout_, *reference, host_base, poison_for_call(0));
-      result_->extra["baseline_errors"] = {{"max_abs", base_stats.max_abs},
-                                           {"max_rel", base_stats.max_rel},
-                                           {"mismatches", base_stats.mismatches}};
-      if (!base_stats.passes(job_.tolerance.max_mismatch_fraction)) {
-        job_.events->log("warning", layout_.workload +
-                                        ": the baseline itself misses the task's tolerance: " +
-                                        base_stats.summary());
-      }
+  // The baseline itself against the reference: a task sanity check, reported only.
+  if (auto base_stats = against_reference(baseline_first_, poison_for_call(0))) {
+    result_->extra["baseline_errors"] = {{"max_abs", base_stats->max_abs},
+                                         {"max_rel", base_stats->max_rel},
+                                         {"mismatches", base_stats->mismatches}};
+    if (!base_stats->passes(job_.tolerance.max_mismatch_fraction)) {
+      job_.events->log("warning", layout_.workload +
+                                      ": the baseline itself misses the task's tolerance: " +
+                                      base_stats->summary());
     }
   }
 
-  // Determinism: the two runs, bit for bit.
-  int64_t differing = 0;
-  int64_t total = 0;
-  for (size_t t = 0; t < layout_.tensors.size(); ++t) {
-    if (!layout_.tensors[t].is_output) continue;
-    differing += tasks::count_bitwise_differences(
-        host1[t].data(), host2[t].data(), layout_.tensors[t].dtype, layout_.tensors[t].elements());
-    total += layout_.tensors[t].elements();
+  // Determinism: the two runs, bit for bit, on the GPU.
+  const OutputComparison same =
+      compare(candidate_out_, first_out, job_.baseline_tolerance, poison2);
+  if (!same.ok) {
+    harness_failure(same.error);
+    return false;
   }
+  const int64_t differing = same.bitwise;
+  const int64_t total = same.stats.checked;
   result_->extra["determinism_bitwise_differences"] = differing;
   if (differing == 0) {
     job_.gates->pass(gate::kDeterminism);
   } else {
-    tasks::HostTensors first = host2;
-    for (size_t t = 0; t < layout_.tensors.size(); ++t) {
-      if (layout_.tensors[t].is_output) first[t] = host1[t];
-    }
-    const tasks::ErrorStats stats1 = check.compare(layout_, *reference, first, poison1);
-    tasks::ErrorStats between;
-    for (size_t t = 0; t < layout_.tensors.size(); ++t) {
-      if (!layout_.tensors[t].is_output) continue;
-      between.merge(tasks::compare_host(host1[t].data(), host2[t].data(), layout_.tensors[t].dtype,
-                                        layout_.tensors[t].elements(), layout_.tensors[t].shape,
-                                        job_.baseline_tolerance, 0));
+    auto stats1 = against_reference(first_out, poison1);
+    if (!stats1) {
+      harness_failure(stats1.error().message);
+      return false;
     }
     const std::string what = std::to_string(differing) + " of " + std::to_string(total) +
                              " elements differ bitwise between two runs on the same inputs";
-    if (!stats1.passes(job_.tolerance.max_mismatch_fraction) || between.mismatches > 0) {
-      fail(gate::kDeterminism, what + ", beyond the tolerance (" +
-                                   (between.mismatches > 0 ? between.summary() : stats1.summary()) +
-                                   "): a race, or a read of memory nothing wrote");
+    if (!stats1->passes(job_.tolerance.max_mismatch_fraction) || same.stats.mismatches > 0) {
+      fail(gate::kDeterminism,
+           what + ", beyond the tolerance (" +
+               (same.stats.mismatches > 0 ? same.stats.summary() : stats1->summary()) +
+               "): a race, or a read of memory nothing wrote");
       return false;
     }
     job_.gates->pass(gate::kDeterminism);
@@ -119,8 +93,6 @@ bool WorkloadSession::verify_pass() {
                      layout_.workload + ": " + what +
                          ", all within tolerance (passes; the summation order varies)");
   }
-
-  reference_time.reset();
 
   // Fresh inputs: new values at the same addresses; a few values changed; new addresses.
   progress("verify: fresh inputs");

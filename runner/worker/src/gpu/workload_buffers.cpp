@@ -1,5 +1,8 @@
 #include "workload_buffers.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "cuda_status.h"
 
 namespace kiln::worker {
@@ -99,6 +102,10 @@ HarnessScratch::~HarnessScratch() {
   if (compare_ != nullptr) cudaFree(compare_);
   if (guards_ != nullptr) cudaFree(guards_);
   if (sums_ != nullptr) cudaFree(sums_);
+  for (int i = 0; i < 2; ++i) {
+    if (staging_[i] != nullptr) cudaFreeHost(staging_[i]);
+    if (staged_[i] != nullptr) cudaEventDestroy(staged_[i]);
+  }
 }
 
 Status HarnessScratch::init() {
@@ -115,15 +122,53 @@ Status HarnessScratch::init() {
       "cudaMalloc(scratch)");
 }
 
-Status copy_to_host(const void* device, int64_t bytes, std::vector<unsigned char>* host,
-                    cudaStream_t stream) {
+Status HarnessScratch::copy_to_host(const void* device, int64_t bytes,
+                                    std::vector<unsigned char>* host, cudaStream_t stream) {
   host->resize(static_cast<size_t>(bytes));
-  if (auto s = cuda_ok(cudaMemcpyAsync(host->data(), device, static_cast<size_t>(bytes),
-                                       cudaMemcpyDeviceToHost, stream),
-                       "cudaMemcpyAsync(device to host)");
-      !s) {
-    return s;
+  for (int i = 0; i < 2; ++i) {
+    if (staging_[i] == nullptr) {
+      if (auto s = cuda_ok(cudaHostAlloc(reinterpret_cast<void**>(&staging_[i]), kStagingChunk,
+                                         cudaHostAllocDefault),
+                           "cudaHostAlloc(staging)");
+          !s)
+        return s;
+    }
+    if (staged_[i] == nullptr) {
+      if (auto s = cuda_ok(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming),
+                           "cudaEventCreate(staging)");
+          !s)
+        return s;
+    }
   }
+  const auto* from = static_cast<const unsigned char*>(device);
+  const auto total = static_cast<size_t>(bytes);
+  // Chunk c goes to staging_[c % 2]; it is copied out once chunk c + 1 is on its way, and
+  // before chunk c + 2 reuses its half.
+  auto drain = [&](size_t chunk) -> Status {
+    const int half = static_cast<int>(chunk % 2);
+    if (auto s = cuda_ok(cudaEventSynchronize(staged_[half]), "cudaEventSynchronize(staging)"); !s)
+      return s;
+    const size_t offset = chunk * kStagingChunk;
+    std::memcpy(host->data() + offset, staging_[half], std::min(kStagingChunk, total - offset));
+    return Ok{};
+  };
+  const size_t chunks = (total + kStagingChunk - 1) / kStagingChunk;
+  for (size_t c = 0; c < chunks; ++c) {
+    const int half = static_cast<int>(c % 2);
+    const size_t offset = c * kStagingChunk;
+    if (auto s = cuda_ok(
+            cudaMemcpyAsync(staging_[half], from + offset, std::min(kStagingChunk, total - offset),
+                            cudaMemcpyDeviceToHost, stream),
+            "cudaMemcpyAsync(device to host)");
+        !s)
+      return s;
+    if (auto s = cuda_ok(cudaEventRecord(staged_[half], stream), "cudaEventRecord(staging)"); !s)
+      return s;
+    if (c > 0) {
+      if (auto s = drain(c - 1); !s) return s;
+    }
+  }
+  if (chunks > 0) return drain(chunks - 1);
   return cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize(copy to host)");
 }
 

@@ -63,6 +63,13 @@ Status WorkloadSession::allocate(bool timing) {
           baseline_out_[0].allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
       !s)
     return s;
+  reference_out_ = TensorSet();
+  if (job_.gpu_reference != nullptr) {
+    if (auto s =
+            reference_out_.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
+        !s)
+      return s;
+  }
   if (timing) {
     baseline_first_ = TensorSet();
     return baseline_out_[1].allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band,
@@ -95,8 +102,7 @@ Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
                                        std::vector<int64_t>* touched_rows) {
   const ScopedSeconds timed(wall(&WallTime::inputs_s));
   const std::vector<bool> sliced = tasks::RowSampler::sliced_tensors(layout_);
-  tasks::HostTensors host;
-  if (auto s = host_copy(inputs, false, &host); !s) return s;
+  const cudaStream_t hs = job_.env.harness_stream;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
     const tasks::TensorLayout& tensor = layout_.tensors[t];
     GuardedBuffer* buffer = inputs.at(t);
@@ -106,32 +112,62 @@ Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
     const uint64_t key = tasks::stream_key(job_.seed, kPurposePerturb, t,
                                            (static_cast<uint64_t>(index_) << 40) | salt);
     const int64_t count = std::min<int64_t>(kPerturbedPerInput, n);
+    // Only the chosen elements travel: their old bits down, their new bits up.
+    std::vector<int64_t> positions(static_cast<size_t>(count));
+    std::vector<uint64_t> bits(static_cast<size_t>(count), 0);
+    auto* base = static_cast<unsigned char*>(buffer->data());
     for (int64_t j = 0; j < count; ++j) {
-      const auto position = static_cast<int64_t>(
-          tasks::unit_draw(key, static_cast<uint64_t>(2 * j)) * static_cast<double>(n));
-      unsigned char* element = host[t].data() + position * size;
-      uint64_t old_bits = 0;
-      std::memcpy(&old_bits, element, static_cast<size_t>(size));
-      uint64_t bits = old_bits;
-      for (int attempt = 0; attempt < 8 && bits == old_bits; ++attempt) {
+      positions[j] = static_cast<int64_t>(tasks::unit_draw(key, static_cast<uint64_t>(2 * j)) *
+                                          static_cast<double>(n));
+      if (auto s = cuda_ok(cudaMemcpyAsync(&bits[j], base + positions[j] * size,
+                                           static_cast<size_t>(size), cudaMemcpyDeviceToHost, hs),
+                           "reading " + tensor.name + " to perturb it");
+          !s)
+        return s;
+    }
+    if (auto s = cuda_ok(cudaStreamSynchronize(hs), "reading inputs to perturb them"); !s) return s;
+    for (int64_t j = 0; j < count; ++j) {
+      const uint64_t old_bits = bits[j];
+      uint64_t changed = old_bits;
+      for (int attempt = 0; attempt < 8 && changed == old_bits; ++attempt) {
         const double u = tasks::unit_draw(key, static_cast<uint64_t>(2 * j + 1 + 1000 * attempt));
-        bits = tasks::encode(
+        changed = tasks::encode(
             tensor.dtype,
             tensor.distribution.low + (tensor.distribution.high - tensor.distribution.low) * u);
       }
-      if (bits == old_bits)
-        bits ^= tasks::dtype_is_float(tensor.dtype) ? (uint64_t{1} << (8 * size - 1)) : 1;
-      std::memcpy(element, &bits, static_cast<size_t>(size));
-      if (sliced[t]) touched_rows->push_back(position / (n / tensor.shape[0]));
+      if (changed == old_bits)
+        changed ^= tasks::dtype_is_float(tensor.dtype) ? (uint64_t{1} << (8 * size - 1)) : 1;
+      bits[j] = changed;
+      if (auto s = cuda_ok(cudaMemcpyAsync(base + positions[j] * size, &bits[j],
+                                           static_cast<size_t>(size), cudaMemcpyHostToDevice, hs),
+                           "uploading perturbed " + tensor.name);
+          !s)
+        return s;
+      if (sliced[t]) touched_rows->push_back(positions[j] / (n / tensor.shape[0]));
     }
-    if (auto s = cuda_ok(cudaMemcpyAsync(buffer->data(), host[t].data(), host[t].size(),
-                                         cudaMemcpyHostToDevice, job_.env.harness_stream),
-                         "uploading perturbed " + tensor.name);
-        !s) {
-      return s;
-    }
+    // `bits` must outlive the copies.
+    if (auto s = cuda_ok(cudaStreamSynchronize(hs), "uploading perturbed inputs"); !s) return s;
   }
-  return cuda_ok(cudaStreamSynchronize(job_.env.harness_stream), "uploading perturbed inputs");
+  return Ok{};
+}
+
+Status WorkloadSession::keep_outputs(const TensorSet& outputs, TensorSet* kept) {
+  const cudaStream_t hs = job_.env.harness_stream;
+  *kept = TensorSet();
+  if (auto s = kept->allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs); !s)
+    return s;
+  for (size_t t = 0; t < layout_.tensors.size(); ++t) {
+    const GuardedBuffer* from = outputs.at(t);
+    GuardedBuffer* to = kept->at(t);
+    if (!layout_.tensors[t].is_output || from == nullptr || to == nullptr) continue;
+    if (auto s =
+            cuda_ok(cudaMemcpyAsync(to->data(), from->data(), static_cast<size_t>(from->bytes()),
+                                    cudaMemcpyDeviceToDevice, hs),
+                    "keeping " + layout_.tensors[t].name);
+        !s)
+      return s;
+  }
+  return cuda_ok(cudaStreamSynchronize(hs), "keeping outputs");
 }
 
 CallReport WorkloadSession::call(bool candidate, const TensorSet& inputs, const TensorSet& outputs,
@@ -175,12 +211,13 @@ CallReport WorkloadSession::candidate_call(const CallRequest& request) {
 }
 
 Status WorkloadSession::host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host) {
+  const ScopedSeconds timed(wall(&WallTime::host_copies_s));
   host->resize(layout_.tensors.size());
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
     const GuardedBuffer* buffer = set.at(t);
     if (layout_.tensors[t].is_output != outputs || buffer == nullptr) continue;
-    if (auto s =
-            copy_to_host(buffer->data(), buffer->bytes(), &(*host)[t], job_.env.harness_stream);
+    if (auto s = job_.env.scratch->copy_to_host(buffer->data(), buffer->bytes(), &(*host)[t],
+                                                job_.env.harness_stream);
         !s)
       return s;
   }

@@ -4,8 +4,10 @@
 //   1. inputs drawn from the hidden seed; the candidate runs twice on them (outputs
 //      poisoned with the two NaN patterns), then the baseline;
 //   2. gates per call (checked_call.h); unwritten elements (poisoned_outputs); every
-//      element against the baseline on the GPU; the CPU reference on all rows or a
-//      sample (correctness); the two runs against each other (determinism);
+//      element against the baseline on the GPU; the exact reference (correctness): with
+//      the task's GPU reference every element on the GPU, that reference anchored once to
+//      the CPU reference on sampled rows; without one, the CPU reference on all rows or a
+//      sample; the two runs against each other (determinism);
 //   3. fresh_inputs: the same pointers with new values; the same values with a few
 //      elements changed at hidden positions; new pointers with new values. Each result
 //      must follow its inputs: results cached by pointer or keyed to a fingerprint of
@@ -15,12 +17,13 @@
 //      L2 flushed before each call; each candidate output compared with the baseline's
 //      on the same inputs (a match with an earlier pair's answer means a cache); NVML
 //      per pair, throttled pairs discarded; stop per stopping_criterion.h;
-//   5. after timing: a perturbation check against the CPU reference again.
+//   5. after timing: a perturbation check against the exact reference again.
 // The candidate always runs before the baseline on new inputs, so no correct answer for
 // those inputs exists anywhere in device memory while the candidate runs.
 //
-// The class is defined over five files, one concept each: workload_session.cpp (buffers,
-// draws, calls), call_gates.cpp, output_checks.cpp, verify_pass.cpp and timing_pass.cpp.
+// The class is defined over six files, one concept each: workload_session.cpp (buffers,
+// draws, calls), call_gates.cpp, output_checks.cpp (against the baseline),
+// reference_checks.cpp (against the exact reference), verify_pass.cpp and timing_pass.cpp.
 #pragma once
 
 #include <chrono>
@@ -48,7 +51,8 @@ struct JobContext {
   CandidateHost* candidate = nullptr;  // runs the candidate's calls in its own process
   kiln_launch_fn baseline = nullptr;
   kiln_reference_fn reference = nullptr;
-  tasks::Tolerance tolerance;  // the task's, against the exact CPU reference
+  kiln_launch_fn gpu_reference = nullptr;  // the task's exact reference on the GPU, if any
+  tasks::Tolerance tolerance;              // the task's, against the exact reference
   tasks::Tolerance
       baseline_tolerance;  // candidate vs baseline: both carry error, so twice the allowance
   tasks::ReferenceBudget budget;
@@ -109,6 +113,8 @@ class WorkloadSession {
   Status allocate(bool with_baseline_sets);
   Status draw_inputs(TensorSet& inputs, uint64_t draw);
   Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
+  // A copy of `outputs`' output tensors in new device buffers (kept for a later comparison).
+  Status keep_outputs(const TensorSet& outputs, TensorSet* kept);
   CallReport call(bool candidate, const TensorSet& inputs, const TensorSet& outputs, bool timed);
   // The candidate's call: the checks here, the window in the candidate host.
   CallReport candidate_call(const CallRequest& request);
@@ -134,17 +140,37 @@ class WorkloadSession {
                               const std::vector<const TensorSet*>& earlier,
                               const std::vector<uint64_t>& poison, const std::string& phase,
                               std::string_view mismatch_gate);
+
+  // Against the exact reference (reference_checks.cpp). The candidate's outputs for `inputs`:
+  // with the task's GPU reference, every element; else the CPU reference's rows (all, or a
+  // sample with `required_rows`, drawn from `plan_seed`). Fails `mismatch_gate` on a
+  // mismatch; the answer stays for against_reference.
+  bool reference_check(const TensorSet& inputs, const TensorSet& outputs,
+                       const std::vector<uint64_t>& poison,
+                       const std::vector<int64_t>& required_rows, uint64_t plan_seed,
+                       const std::string& phase, std::string_view mismatch_gate,
+                       tasks::ErrorStats* stats);
+  // Other outputs for the same inputs against the last reference_check's answer, on the
+  // same elements: on the GPU (`outputs`) or from host copies (`host`, output slots only).
+  Result<tasks::ErrorStats> against_reference(const TensorSet& outputs,
+                                              const std::vector<uint64_t>& poison);
+  Result<tasks::ErrorStats> against_reference(const tasks::HostTensors& host,
+                                              const std::vector<uint64_t>& poison);
+  bool gpu_reference_check(const TensorSet& inputs, const TensorSet& outputs,
+                           const std::vector<uint64_t>& poison, uint64_t anchor_seed,
+                           const std::string& phase, std::string_view mismatch_gate,
+                           tasks::ErrorStats* stats);
+  // The GPU reference's answer for `inputs` into reference_out_, every element written.
+  Status run_gpu_reference(const TensorSet& inputs);
+  // The GPU reference's answer against the CPU reference's on sampled rows (harness error
+  // when they disagree beyond a sixteenth of the tolerance).
+  bool anchor_gpu_reference(const TensorSet& inputs, uint64_t seed);
   // Inputs from `inputs` and outputs from `outputs` in one host copy, as the CPU reference
   // takes them; false (a harness failure) when a copy fails.
   bool host_copy_for_reference(const TensorSet& inputs, const TensorSet& outputs,
                                tasks::HostTensors* host);
   // result_->checked: the rows `plan` covers, of the outputs' first extent.
   void note_checked_rows(const tasks::RowPlan& plan);
-  bool reference_check(const TensorSet& inputs, const TensorSet& outputs,
-                       const std::vector<uint64_t>& poison,
-                       const std::vector<int64_t>& required_rows, uint64_t plan_seed,
-                       const std::string& phase, std::string_view mismatch_gate,
-                       tasks::ErrorStats* stats);
 
   JobContext& job_;
   tasks::WorkloadLayout layout_;
@@ -155,6 +181,9 @@ class WorkloadSession {
   TensorSet candidate_out_;
   TensorSet baseline_out_[2];
   TensorSet baseline_first_;
+  TensorSet reference_out_;                        // the GPU reference's last answer
+  std::optional<tasks::ReferenceRun> cpu_answer_;  // the CPU reference's last answer
+  bool anchored_ = false;                          // the GPU reference agreed with the CPU's
   HostShares shares_{job_.candidate};  // last: released before the buffers above are freed
 };
 

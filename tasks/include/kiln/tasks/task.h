@@ -70,11 +70,20 @@ struct Task {
   // by default it may not, and doing so fails the worker's hidden_stream_work gate.
   bool allow_host_sync = false;
   std::filesystem::path reference_path;
+  // Optional (files.gpu_reference): the exact reference as a kiln_launch on the GPU, computing
+  // what the CPU reference computes. With one, the worker checks every output element against
+  // it and anchors it to the CPU reference on sampled rows; empty: the task has none.
+  std::filesystem::path gpu_reference_path;
   std::filesystem::path baseline_path;
   std::filesystem::path starter_path;
   std::filesystem::path readme_path;
   std::string sha256;  // over every file of the bundle, in a fixed order
 };
+
+// Every file of the bundle in hash order (tasks/FORMAT.md, "Task hash"): task.json, the
+// reference, baseline, starter and readme, then the GPU reference when there is one. What a
+// client sends a runner and what a run freezes.
+std::vector<std::filesystem::path> bundle_files(const Task& task);
 
 // Loads and validates tasks/NAME/. Errors name the file, the field and the problem.
 Result<Task> load_task(const std::filesystem::path& dir);

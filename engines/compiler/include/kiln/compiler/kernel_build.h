@@ -16,7 +16,9 @@
 
 namespace kiln::compiler {
 
-enum class BuildKind { kCandidate, kBaseline, kReference };
+// kReference: the task's CPU reference (host compiler); kGpuReference: the task's exact
+// reference on the GPU, a kernel on the ABI like the baseline but with no libraries.
+enum class BuildKind { kCandidate, kBaseline, kReference, kGpuReference };
 
 struct BuildRequest {
   BuildKind kind = BuildKind::kCandidate;

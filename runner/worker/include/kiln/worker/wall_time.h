@@ -1,8 +1,8 @@
 // Where a job's wall time goes: the stages (build, load, verify, timing) and, inside the passes,
-// input generation, the CPU reference, the candidate's and the baseline's calls (round trips
-// to the candidate host included), the output checks; against the GPU time the calls kept busy
-// (their CUPTI spans). Reported in every verify and benchmark RESULT as `wall_time`, so each run
-// says how much of its time was measurement.
+// input generation, the CPU and GPU references, the candidate's and the baseline's calls (round
+// trips to the candidate host included), the output checks; against the GPU time the calls kept
+// busy (their CUPTI spans). Reported in every verify and benchmark RESULT as `wall_time`, so each
+// run says how much of its time was measurement.
 #pragma once
 
 #include <chrono>
@@ -19,6 +19,8 @@ struct WallTime {
   double total_s = 0;
   double inputs_s = 0;         // drawing and perturbing inputs on the GPU
   double cpu_reference_s = 0;  // host copies and the CPU reference on the checked rows
+  double gpu_reference_s = 0;  // the task's GPU reference and the comparisons against it
+  double host_copies_s = 0;    // device-to-host copies (already inside the figures above)
   double candidate_calls_s = 0;
   double baseline_calls_s = 0;
   double output_checks_s = 0;  // the GPU comparisons of outputs against the baseline
