@@ -16,4 +16,6 @@ fi
 scripts/format.sh   # formatting is a check: a difference from .clang-format fails here
 KILN_CMAKE_ARGS="-DKILN_CUDA_ROOT=${KILN_CUDA_ROOT:-/usr/local/cuda}" scripts/build.sh
 (cd tests/integration && [ -d node_modules ] || npm ci --no-audit --no-fund)
+# The real Claude Code and Codex clients (about 800 MB) for the agent-configuration tests.
+(cd tests/integration/agents && [ -d node_modules ] || npm ci --no-audit --no-fund)
 ctest --test-dir build --output-on-failure -LE gpu -j "${KILN_JOBS:-$(nproc)}"

@@ -15,5 +15,7 @@ Runner add_call_command(CLI::App& app, const GlobalOptions& global);
 Runner add_tasks_command(CLI::App& app, const GlobalOptions& global);
 Runner add_kb_command(CLI::App& app, const GlobalOptions& global);
 Runner add_runner_command(CLI::App& app, const GlobalOptions& global);
+Runner add_setup_command(CLI::App& app, const GlobalOptions& global);
+Runner add_frontier_command(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kiln::cli

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   Runner tasks = add_tasks_command(app, global);
   Runner kb = add_kb_command(app, global);
   Runner runner = add_runner_command(app, global);
+  Runner setup = add_setup_command(app, global);
+  Runner frontier = add_frontier_command(app, global);
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(global.log_level);
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("tasks")) return tasks();
     if (app.got_subcommand("kb")) return kb();
     if (app.got_subcommand("runner")) return runner();
+    if (app.got_subcommand("setup")) return setup();
+    if (app.got_subcommand("frontier")) return frontier();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;

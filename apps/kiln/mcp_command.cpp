@@ -1,7 +1,10 @@
 // kiln mcp: serve MCP over stdio (default) or Streamable HTTP.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 
 #include "commands.h"
 #include "kiln/base/stop_signals.h"
@@ -82,6 +85,22 @@ int serve_http(const mcp::Server& server, const McpOptions& options, mcp::Record
   return 0;
 }
 
+// --record FILE appends to FILE; --record DIR/ (a trailing slash, or an existing folder) makes
+// one file per server process there, DIR/YYYYMMDDTHHMMSSZ-PID.jsonl, so every session that a
+// client starts from one configuration (`kiln setup`'s) is kept apart.
+std::filesystem::path record_path(const std::string& given) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!given.empty() && given.back() != '/' && !fs::is_directory(given, error)) return given;
+  fs::create_directories(given, error);
+  std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &parts);
+  return fs::path(given) / (std::string(stamp) + "-" + std::to_string(::getpid()) + ".jsonl");
+}
+
 }  // namespace
 
 Runner add_mcp_command(CLI::App& app, const GlobalOptions& global) {
@@ -91,9 +110,11 @@ Runner add_mcp_command(CLI::App& app, const GlobalOptions& global) {
   command->add_option("--http", options->http,
                       "serve Streamable HTTP at HOST:PORT/mcp (port 0 picks a free one)");
   command->add_option("--record", options->record,
-                      "append every message in and out to FILE as JSONL");
+                      "append every message in and out to FILE as JSONL; DIR/ (or an existing "
+                      "folder) gets one DIR/UTCTIME-PID.jsonl per server process");
   command->add_option("--run-dir", options->run_dir,
-                      "the run directory (PROMPT.md, manifest.json)");
+                      "the run directory of `kiln setup` (PROMPT.md, manifest.json): its task, "
+                      "frozen; refuses to start when the task bundle changed");
   command->add_option("--token-file", options->token_file,
                       "require Authorization: Bearer <contents of FILE> (HTTP)");
   command->add_option("--allow-origin", options->allowed_origins,
@@ -110,7 +131,7 @@ Runner add_mcp_command(CLI::App& app, const GlobalOptions& global) {
     }
     std::unique_ptr<mcp::Recorder> recorder;
     if (!options->record.empty()) {
-      auto opened = mcp::Recorder::open(options->record);
+      auto opened = mcp::Recorder::open(record_path(options->record));
       if (!opened) {
         spdlog::error("{}", opened.error().message);
         return 1;

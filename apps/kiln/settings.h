@@ -20,6 +20,9 @@ struct GlobalOptions {
 
 std::string version();
 
+// This executable (/proc/self/exe), for the configurations `kiln setup` writes.
+std::filesystem::path program_path();
+
 // Logs go to stderr only: in stdio mode stdout carries nothing but protocol.
 void setup_logging(const std::string& level);
 

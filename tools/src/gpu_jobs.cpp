@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kiln/frontier/live_log.h"
+
 namespace kiln::tools {
 
 using json = nlohmann::json;
@@ -120,7 +122,7 @@ Result<frontier::ResultStore*> GpuJobs::store() {
 
 Result<GpuJobResult> GpuJobs::run(const tasks::Task& task, const runner::JobSpec& spec,
                                   const Candidate& candidate, mcp::CallContext& context,
-                                  size_t total) {
+                                  size_t total, bool log_evaluation) {
   auto body = runner::make_job_body(task, spec);
   if (!body) return body.error();
   auto choice = selector_.choose();
@@ -174,10 +176,13 @@ Result<GpuJobResult> GpuJobs::run(const tasks::Task& task, const runner::JobSpec
   record.job_id = out.job_id;
   record.result = out.result;
   auto stored = (*opened)->insert(record);
-  if (stored)
-    out.result_id = stored->id;
-  else
+  if (!stored) {
     out.store_error = stored.error().message;
+    return out;
+  }
+  out.result_id = stored->id;
+  if (log_evaluation && spec.kind == runner::JobKind::kBenchmark && !config_.live_log.empty())
+    (void)frontier::append_line(config_.live_log, frontier::evaluation_line(*stored, "benchmark"));
   return out;
 }
 

@@ -17,8 +17,10 @@ constexpr const char* kLoop =
     "`racecheck` to find "
     "bugs on the CPU before a GPU is touched.\n"
     "4. `benchmark` for correctness gates and timing against the baseline; `profile` to see why.\n"
-    "5. `record_candidate` with the benchmark's result id to put a passing kernel on the "
-    "frontier.\n"
+    "5. `record_candidate` with the result id of a full benchmark (every workload) to put a "
+    "passing kernel on the frontier; a would-be new best is benchmarked again first. "
+    "`list_frontier` shows the frontier and why candidates were refused.\n"
+    "Scoring commands can pass a subset; a candidate counts only when every workload passes.\n"
     "Only kiln's measurements count: numbers you compute yourself are never trusted.\n";
 
 }  // namespace

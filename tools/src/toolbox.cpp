@@ -1,7 +1,13 @@
 #include "kiln/tools/toolbox.h"
 
+#include <optional>
+
 #include "kiln/base/env.h"
+#include "kiln/frontier/live_log.h"
 #include "kiln/frontier/result_store.h"
+#include "kiln/frontier/run_manifest.h"
+#include "kiln/tasks/task.h"
+#include "kiln/tools/frontier_source.h"
 #include "kiln/tools/tool_factories.h"
 #include "kiln/tools/toolbox_parts.h"
 
@@ -45,10 +51,39 @@ SimulateToolConfig simulate_config(const ToolboxConfig& config) {
   return simulate;
 }
 
+// The run's manifest, when the run directory has one: its task replaces the configured one,
+// after the freeze check (the bundle must still hash as it did at `kiln setup`).
+Result<std::optional<frontier::RunManifest>> run_manifest(ToolboxConfig& config) {
+  if (config.run_dir.empty()) return std::optional<frontier::RunManifest>();
+  std::error_code error;
+  if (!std::filesystem::exists(config.run_dir / frontier::kManifestFile, error))
+    return std::optional<frontier::RunManifest>();
+  auto manifest = frontier::read_manifest(config.run_dir);
+  if (!manifest) return manifest.error();
+  auto task = tasks::load_task(manifest->task_dir);
+  if (!task)
+    return make_error("the run's task bundle no longer loads: " + task.error().message +
+                      "; restore it, or prepare a new run with `kiln setup`");
+  if (auto frozen = frontier::check_frozen(*manifest, *task); !frozen) return frozen.error();
+  config.tasks_dir = manifest->task_dir.parent_path();
+  config.default_task = manifest->task_name;
+  if (config.runner_urls.empty())
+    for (const auto& runner : manifest->runners) config.runner_urls.push_back(runner.url);
+  return std::optional<frontier::RunManifest>(*manifest);
+}
+
 }  // namespace
 
-Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
+Status register_toolbox(mcp::Server& server, const ToolboxConfig& given) {
+  ToolboxConfig config = given;
+  auto manifest = run_manifest(config);
+  if (!manifest) return manifest.error();
   auto source = std::make_shared<TaskSource>(config.tasks_dir, config.default_task);
+  // A run's task is loaded now, once, and served from memory from here on: the contract the
+  // freeze check just accepted is the one every tool sees.
+  if (*manifest) {
+    if (auto task = source->get(""); !task) return task.error();
+  }
   // Touches no files: the kb index is opened (and built if needed) by the first kb call.
   auto kb = std::make_shared<kb::KbService>(kb::resolve_paths(config.kb_dir, config.kb_cache_dir));
   std::vector<mcp::Tool> tools;
@@ -67,9 +102,21 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
       config.results_db.empty() ? frontier::default_store_path(config.run_dir) : config.results_db;
   gpu.runner = runner::runner_settings_from_environment(config.runner_urls, config.probe_local_gpu,
                                                         config.worker);
+  if (!config.run_dir.empty()) gpu.live_log = config.run_dir / frontier::kLiveLogFile;
+  const std::filesystem::path results_db = gpu.results_db;
   auto gpu_jobs = std::make_shared<GpuJobs>(source, std::move(gpu));
   tools.push_back(make_benchmark_tool(gpu_jobs));
   tools.push_back(make_profile_tool(gpu_jobs));
+  FrontierSourceConfig frontier_config;
+  frontier_config.run_dir = config.run_dir;
+  frontier_config.store = results_db;
+  if (*manifest) frontier_config.budget = (*manifest)->budget;
+  frontier_config.zoo_dir = kb->paths().zoo_dir();
+  auto frontier = std::make_shared<FrontierSource>(
+      source, frontier_config, config.revalidator ? config.revalidator : gpu_revalidator(gpu_jobs),
+      config.ptx_hasher ? config.ptx_hasher : compiler_ptx_hasher(compiler));
+  tools.push_back(make_record_candidate_tool(frontier));
+  tools.push_back(make_list_frontier_tool(frontier));
   tools.push_back(make_synccheck_tool(compiler, gpu_jobs));
   tools.push_back(make_racecheck_tool(compiler, gpu_jobs));
   if (config.test_tools) tools.push_back(make_test_wait_tool());
@@ -79,6 +126,7 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& config) {
   server.resources().add(make_task_resource(source));
   server.resources().add(make_zoo_resource_template(kb));
   server.resources().add(make_ptx_resource_template(kb));
+  server.resources().add(make_frontier_resource(frontier));
   server.prompts().add(make_optimize_prompt(source, config.run_dir));
   return Ok{};
 }

@@ -6,8 +6,8 @@
 //   results(id, created_ms, kind, task_name, task_sha256, candidate_sha256, status, scored,
 //           geomean_speedup, runner, job_id, source_path, result_json)
 //   candidate_sources(sha256, source, created_ms)
-// record_candidate/list_frontier (a later issue) add a frontier table that refers to
-// results.id; the columns above are the ones they filter and rank by.
+// The frontier's own tables (frontier_table.h) live in the same file and refer to results.id;
+// results are never changed once stored, so the frontier reads them outside its transactions.
 #pragma once
 
 #include <cstdint>

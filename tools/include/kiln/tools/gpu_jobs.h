@@ -25,6 +25,7 @@ struct GpuJobsConfig {
   CandidateRoots roots;              // candidate paths must lie inside (the run dir, the tasks)
   std::filesystem::path results_db;  // the result store file
   runner::RunnerSettings runner;
+  std::filesystem::path live_log;  // RUN/live.log: a line per stored benchmark; empty: none
 };
 
 // A finished job, stored.
@@ -60,9 +61,12 @@ class GpuJobs {
   Result<Candidate> candidate(const nlohmann::json& arguments) const;
 
   // Sends the job to a runner, reports its events as progress on `context`, cancels it
-  // when the client cancels, and stores the RESULT. `total` is the workload count.
+  // when the client cancels, and stores the RESULT. `total` is the workload count. A stored
+  // benchmark gets a line in the live log unless `log_evaluation` is false (the frontier logs
+  // its revalidation jobs itself).
   Result<GpuJobResult> run(const tasks::Task& task, const runner::JobSpec& spec,
-                           const Candidate& candidate, mcp::CallContext& context, size_t total);
+                           const Candidate& candidate, mcp::CallContext& context, size_t total,
+                           bool log_evaluation = true);
 
  private:
   Result<frontier::ResultStore*> store();

@@ -12,6 +12,8 @@
 
 namespace kiln::tools {
 
+class FrontierSource;  // kiln/tools/frontier_source.h
+
 mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source);
 
 // The knowledge base (kb/): the zoo and the PTX references, over one lazily built index.
@@ -43,6 +45,11 @@ std::filesystem::path default_sim_runner_path();
 // GPU tools (runner/): a job on a runner, its RESULT stored in the result store.
 mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs);
 mcp::Tool make_profile_tool(std::shared_ptr<GpuJobs> jobs);
+
+// The frontier (frontier/): record_candidate admits a benchmarked candidate by result id;
+// list_frontier shows the members and the run's recent results.
+mcp::Tool make_record_candidate_tool(std::shared_ptr<FrontierSource> frontier);
+mcp::Tool make_list_frontier_tool(std::shared_ptr<FrontierSource> frontier);
 
 // Diagnostic tool for client tests (progress and cancellation); registered only
 // with `kiln mcp --test-tools`.

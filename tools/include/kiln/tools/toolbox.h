@@ -2,11 +2,24 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kiln/base/result.h"
 #include "kiln/mcp/server.h"
+
+namespace kiln::frontier {
+class PtxHasher;
+class Revalidator;
+}  // namespace kiln::frontier
+namespace kiln::mcp {
+class CallContext;
+}  // namespace kiln::mcp
+namespace kiln::tasks {
+struct Task;
+}  // namespace kiln::tasks
 
 namespace kiln::tools {
 
@@ -27,7 +40,17 @@ struct ToolboxConfig {
   std::filesystem::path sim_runner;  // kiln-sim-run for simulate; empty: next to the executable
   std::filesystem::path
       results_db;  // the result store; empty: frontier::default_store_path(run_dir)
+  // record_candidate's revalidation job and PTX fingerprint; empty: a fresh benchmark through
+  // the runner, and a compile through the compile cache (tests put fakes here).
+  std::function<std::unique_ptr<frontier::Revalidator>(const tasks::Task&, mcp::CallContext&)>
+      revalidator;
+  std::shared_ptr<frontier::PtxHasher> ptx_hasher;
 };
+
+// With a run directory that holds a manifest.json (`kiln setup`), the run's task comes from
+// the manifest (its bundle, its name, its runners, its budget) and the contract is frozen:
+// when the bundle no longer hashes as the manifest says, registration fails with an error
+// naming the files that changed, and `kiln mcp` refuses to start.
 
 Status register_toolbox(mcp::Server& server, const ToolboxConfig& config);
 

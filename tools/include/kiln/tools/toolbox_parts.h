@@ -11,7 +11,10 @@
 
 namespace kiln::tools {
 
+class FrontierSource;  // kiln/tools/frontier_source.h
+
 mcp::Resource make_task_resource(std::shared_ptr<TaskSource> source);
+mcp::Resource make_frontier_resource(std::shared_ptr<FrontierSource> frontier);  // kiln://frontier
 mcp::Prompt make_optimize_prompt(std::shared_ptr<TaskSource> source, std::filesystem::path run_dir);
 mcp::ResourceTemplate make_zoo_resource_template(
     std::shared_ptr<kb::KbService> kb);  // kiln://zoo/{id}/{file}
