@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
 # Installs what kiln needs to build and test on Debian 12 (run as root).
+#   scripts/install-deps.sh          everything scripts/test.sh needs (the default)
+#   scripts/install-deps.sh --demo   only what scripts/demo.sh needs: the build tools and
+#                                    libraries, and jq (no Chromium, no Node.js check)
 # Idempotent: packages already present are left as they are.
 set -euo pipefail
+
+mode="test"
+case "${1:-}" in
+  "") ;;
+  --demo) mode=demo ;;
+  *) echo "usage: scripts/install-deps.sh [--demo]" >&2; exit 2 ;;
+esac
 
 packages=(
   build-essential cmake ninja-build pkg-config git jq clang-format
   libcpp-httplib-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
+# Headless Chromium loads the page of `kiln report` in its browser test (label browser).
+[ "$mode" = test ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,7 +33,8 @@ fi
 
 # Node.js 20+ drives the MCP client integration tests. Use the machine's node
 # when it is new enough; Debian 12's own nodejs (18) is too old for the SDK.
-if ! command -v node >/dev/null || [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+if [ "$mode" = test ] &&
+  { ! command -v node >/dev/null || [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; }; then
   echo "kiln: Node.js 20 or newer is needed for the integration tests (found: $(node --version 2>/dev/null || echo none))" >&2
   exit 1
 fi

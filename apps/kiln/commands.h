@@ -17,5 +17,6 @@ Runner add_kb_command(CLI::App& app, const GlobalOptions& global);
 Runner add_runner_command(CLI::App& app, const GlobalOptions& global);
 Runner add_setup_command(CLI::App& app, const GlobalOptions& global);
 Runner add_frontier_command(CLI::App& app, const GlobalOptions& global);
+Runner add_report_command(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kiln::cli

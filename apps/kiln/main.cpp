@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   Runner runner = add_runner_command(app, global);
   Runner setup = add_setup_command(app, global);
   Runner frontier = add_frontier_command(app, global);
+  Runner report = add_report_command(app, global);
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(global.log_level);
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("runner")) return runner();
     if (app.got_subcommand("setup")) return setup();
     if (app.got_subcommand("frontier")) return frontier();
+    if (app.got_subcommand("report")) return report();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;

@@ -1,7 +1,7 @@
 // `kiln setup` and what uses the run it makes, from the outside: the run directory, refusals
 // (an existing run, a runner that does not answer), the freeze of `kiln mcp --run-dir`, per-
-// session recordings, and `kiln frontier show`. No test reaches the network: the unreachable
-// runner is a loopback port nothing listens on.
+// session recordings, `kiln frontier show` and `kiln report` on a new run. No test reaches the
+// network: the unreachable runner is a loopback port nothing listens on.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <netinet/in.h>
@@ -223,6 +223,23 @@ TEST_F(SetupTest, FrontierShowPrintsTheEmptyFrontierOfANewRun) {
   Ran elsewhere = kiln({"frontier", "show", dir_.path().string()});
   EXPECT_EQ(elsewhere.code, 2);
   EXPECT_THAT(elsewhere.err, HasSubstr("not a run directory"));
+}
+
+TEST_F(SetupTest, ReportOfANewRunWritesAPageThatSaysThereAreNoResultsYet) {
+  ASSERT_EQ(setup().code, 0);
+  Ran ran = kiln({"report"}, run_ / "worktree");  // from the worktree: the run above it
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_THAT(ran.out, HasSubstr("wrote " + (run_ / "report.html").string()));
+  EXPECT_THAT(ran.out, HasSubstr("no results yet"));
+  const std::string page = read_text(run_ / "report.html");
+  EXPECT_THAT(page, HasSubstr("No benchmark results yet"));
+  EXPECT_FALSE(fs::exists(run_ / "results.sqlite"));  // reading the run created nothing
+  Ran elsewhere = kiln({"report", dir_.path().string()});
+  EXPECT_EQ(elsewhere.code, 2);
+  EXPECT_THAT(elsewhere.err, HasSubstr("not a run directory"));
+  Ran unwritable = kiln({"report", run_.string(), "--out", "/proc/kiln-report.html"});
+  EXPECT_EQ(unwritable.code, 1);
+  EXPECT_THAT(unwritable.err, HasSubstr("--out"));
 }
 
 }  // namespace
