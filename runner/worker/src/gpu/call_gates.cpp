@@ -76,6 +76,13 @@ bool WorkloadSession::gate_call(const CallReport& report, const std::string& pha
          where + "kiln_launch modified input " + join(report.changed_inputs, ", ") +
              " (its checksum differs before and after the call); inputs are read-only");
     ok = false;
+  } else if (!report.changed_before_call.empty()) {
+    fail(gate::kInputChecksum,
+         where + "input " + join(report.changed_before_call, ", ") +
+             " changed after the harness drew it, before this call began (a background thread "
+             "or stream of the candidate wrote it between calls); inputs are read-only, at all "
+             "times");
+    ok = false;
   } else {
     job_.gates->pass(gate::kInputChecksum);
   }

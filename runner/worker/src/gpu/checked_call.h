@@ -50,7 +50,10 @@ struct CallReport {
   double span_us = 0;      // CUPTI: first GPU start to last GPU end in the window
   WindowFindings findings;
   CallWindow window;
-  std::vector<std::string> changed_inputs;        // names of inputs whose checksum changed
+  std::vector<std::string> changed_inputs;  // names of inputs whose checksum changed
+  // Inputs that already differed from what the harness drew when the call began (written
+  // between calls); filled by the workload session.
+  std::vector<std::string> changed_before_call;
   std::vector<std::string> guard_damage;          // one sentence per damaged tensor
   std::vector<std::string> device_state_changes;  // settings the call changed (put back)
   std::vector<ActivityRecord> records;            // everything drained after the call
@@ -71,7 +74,7 @@ struct CallReport {
   bool clean() const {
     return status == KILN_OK && cuda_error.empty() && !hung && changed_inputs.empty() &&
            guard_damage.empty() && findings.violations.empty() && harness_error.empty() &&
-           device_state_changes.empty() && integrity_error.empty();
+           device_state_changes.empty() && integrity_error.empty() && changed_before_call.empty();
   }
 };
 

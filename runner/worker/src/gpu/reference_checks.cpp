@@ -42,6 +42,7 @@ bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& 
                                       const std::vector<int64_t>& required_rows, uint64_t plan_seed,
                                       const std::string& phase, std::string_view mismatch_gate,
                                       tasks::ErrorStats* stats) {
+  if (!inputs_as_drawn(inputs, phase + ", before the reference")) return false;
   if (job_.gpu_reference != nullptr)
     return gpu_reference_check(inputs, outputs, poison, plan_seed, phase, mismatch_gate, stats);
   const ScopedSeconds timed(wall(&WallTime::cpu_reference_s));

@@ -8,6 +8,7 @@
 
 #include "cuda_status.h"
 #include "harness_kernels.h"
+#include "kiln/base/text.h"
 #include "kiln/tasks/hash_mix.h"
 #include "kiln/tasks/numeric_codec.h"
 #include "kiln/tasks/poison_pattern.h"
@@ -52,6 +53,7 @@ std::vector<uint64_t> WorkloadSession::poison_for_call(int64_t call) const {
 Status WorkloadSession::allocate(bool timing) {
   const cudaStream_t hs = job_.env.harness_stream;
   if (job_.candidate != nullptr) job_.candidate->release_all();  // before the old sets are freed
+  drawn_.clear();
   inputs_ = TensorSet();
   if (auto s = inputs_.allocate(layout_, true, false, job_.env.guard_seed, &job_.next_band, hs); !s)
     return s;
@@ -95,7 +97,50 @@ Status WorkloadSession::draw_inputs(TensorSet& inputs, uint64_t draw) {
       return s;
     }
   }
-  return cuda_ok(cudaStreamSynchronize(job_.env.harness_stream), "drawing inputs");
+  if (auto s = cuda_ok(cudaStreamSynchronize(job_.env.harness_stream), "drawing inputs"); !s)
+    return s;
+  return record_drawn(inputs);
+}
+
+Status WorkloadSession::record_drawn(const TensorSet& inputs) {
+  auto sums = input_checksums(job_.env, layout_, inputs);
+  if (!sums) return sums.error();
+  for (auto& [set, recorded] : drawn_) {
+    if (set == &inputs) {
+      recorded = std::move(*sums);
+      return Ok{};
+    }
+  }
+  drawn_.emplace_back(&inputs, std::move(*sums));
+  return Ok{};
+}
+
+std::vector<std::string> WorkloadSession::changed_since_drawn(
+    const TensorSet& inputs, const std::vector<uint64_t>& now) const {
+  std::vector<std::string> changed;
+  for (const auto& [set, recorded] : drawn_) {
+    if (set != &inputs) continue;
+    for (size_t t = 0; t < layout_.tensors.size() && t < recorded.size() && t < now.size(); ++t) {
+      if (!layout_.tensors[t].is_output && recorded[t] != now[t])
+        changed.push_back(layout_.tensors[t].name);
+    }
+  }
+  return changed;
+}
+
+bool WorkloadSession::inputs_as_drawn(const TensorSet& inputs, const std::string& phase) {
+  auto now = input_checksums(job_.env, layout_, inputs);
+  if (!now) {
+    harness_failure(now.error().message);
+    return false;
+  }
+  const std::vector<std::string> changed = changed_since_drawn(inputs, *now);
+  if (changed.empty()) return true;
+  fail(gate::kInputChecksum,
+       phase + ": input " + join(changed, ", ") +
+           " changed after the harness drew it and between the calls (a background thread or "
+           "stream of the candidate wrote it); inputs are read-only, at all times");
+  return false;
 }
 
 Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
@@ -148,7 +193,7 @@ Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
     // `bits` must outlive the copies.
     if (auto s = cuda_ok(cudaStreamSynchronize(hs), "uploading perturbed inputs"); !s) return s;
   }
-  return Ok{};
+  return record_drawn(inputs);
 }
 
 Status WorkloadSession::keep_outputs(const TensorSet& outputs, TensorSet* kept) {
@@ -184,7 +229,15 @@ CallReport WorkloadSession::call(bool candidate, const TensorSet& inputs, const 
     report = candidate_call(request);
   } else {
     const ScopedSeconds timed_call(wall(&WallTime::baseline_calls_s));
+    auto now = input_checksums(job_.env, layout_, inputs);
+    if (!now) {
+      report.owner = request.owner;
+      report.harness_error = now.error().message;
+      report.fatal = true;
+      return report;
+    }
     report = run_checked_call(job_.env, layout_, request);
+    report.changed_before_call = changed_since_drawn(inputs, *now);
   }
   if (job_.wall != nullptr) {
     job_.wall->gpu_busy_s += report.span_us * 1e-6;
@@ -205,6 +258,7 @@ CallReport WorkloadSession::candidate_call(const CallRequest& request) {
     report.fatal = true;
     return report;
   }
+  report.changed_before_call = changed_since_drawn(*request.inputs, *before);
   job_.candidate->call(layout_, *request.inputs, *request.outputs, request.timed, &report);
   if (!report.fatal) finish_call(job_.env, layout_, request, *before, &report);
   return report;

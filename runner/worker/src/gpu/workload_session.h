@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "candidate_host.h"
@@ -113,6 +114,17 @@ class WorkloadSession {
   Status allocate(bool with_baseline_sets);
   Status draw_inputs(TensorSet& inputs, uint64_t draw);
   Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
+  // Input checksums as the harness left each input set when it drew or perturbed it. Every
+  // call and every reference check must find them so: a write between calls (a background
+  // thread or stream of the candidate) would otherwise pass unseen, and the baseline and the
+  // reference would then agree with an answer for inputs the harness never chose.
+  Status record_drawn(const TensorSet& inputs);
+  // The names of the inputs whose checksums `now` differ from the drawn ones (none when `inputs`
+  // was not drawn by this session).
+  std::vector<std::string> changed_since_drawn(const TensorSet& inputs,
+                                               const std::vector<uint64_t>& now) const;
+  // Fails input_checksum when an input changed since it was drawn; `phase` says before what.
+  bool inputs_as_drawn(const TensorSet& inputs, const std::string& phase);
   // A copy of `outputs`' output tensors in new device buffers (kept for a later comparison).
   Status keep_outputs(const TensorSet& outputs, TensorSet* kept);
   CallReport call(bool candidate, const TensorSet& inputs, const TensorSet& outputs, bool timed);
@@ -181,6 +193,7 @@ class WorkloadSession {
   TensorSet candidate_out_;
   TensorSet baseline_out_[2];
   TensorSet baseline_first_;
+  std::vector<std::pair<const TensorSet*, std::vector<uint64_t>>> drawn_;  // record_drawn
   TensorSet reference_out_;                        // the GPU reference's last answer
   std::optional<tasks::ReferenceRun> cpu_answer_;  // the CPU reference's last answer
   bool anchored_ = false;                          // the GPU reference agreed with the CPU's
