@@ -9,7 +9,8 @@ GEMMs, slowest first) are each copied into the worktree's scratch folder, benchm
 workload and recorded with record_candidate, so each one that would become the new best is
 revalidated by a fresh benchmark job. Prints and writes OUT_DIR/frontier_run.json: per
 candidate the benchmark's geomean and wall time, record_candidate's verdict, the revalidated
-geomean and the record call's wall time (the revalidation), then list_frontier. bench/RESULTS.md
+geomean, the ratio against the incumbent timed beside it in the revalidation job, and the
+record call's wall time (the revalidation), then list_frontier. bench/RESULTS.md
 has the numbers measured with it.
 """
 import json
@@ -102,14 +103,23 @@ def main():
             "hypothesis": "from the zoo: its technique should beat the current best",
             "reason": "benchmarked on every workload"})
         record_s = time.monotonic() - start
+        numbers = (record.get("structuredContent") or {}).get("numbers") or {}
+        revalidation = numbers.get("revalidation") or {}
         row = {"name": name, "result_id": result_id, "geomean": geomean,
+               "verdict": (record.get("structuredContent") or {}).get("verdict"),
+               "revalidated_geomean": revalidation.get("geomean"),
+               "incumbent": (numbers.get("incumbent") or {}).get("name"),
+               "incumbent_geomean": (numbers.get("incumbent") or {}).get("geomean"),
+               "speedup_vs_incumbent": revalidation.get("speedup_vs_incumbent"),
                "benchmark_wall_s": round(bench_s, 2), "record_wall_s": round(record_s, 2),
                "record_error": record.get("isError", False),
                "record": record.get("structuredContent", {}),
                "record_text": text_of(record)[:1500]}
         rows.append(row)
         print(json.dumps({k: row[k] for k in
-                          ("name", "result_id", "geomean", "benchmark_wall_s", "record_wall_s")}),
+                          ("name", "result_id", "geomean", "verdict", "revalidated_geomean",
+                           "incumbent", "incumbent_geomean", "speedup_vs_incumbent",
+                           "benchmark_wall_s", "record_wall_s")}),
               flush=True)
         print(row["record_text"][:600], flush=True)
     frontier = session.call("list_frontier", {})

@@ -117,7 +117,17 @@ Plan plan_admission(const std::vector<Member>& members, const Proposal& p, const
       return refuse("revalidation " + r.result_id + " was too noisy: a workload's CV is " +
                         percent(r.score.max_cv) + ", over the budget of " + percent(budget.max_cv),
                     numbers, best ? best->name : "");
-    if (best && r.score.geomean <= best->reference_geomean() * factor)
+    const bool side_by_side =
+        best && r.vs_incumbent && r.incumbent_sha256 == best->candidate_sha256;
+    if (side_by_side) {
+      numbers["revalidation"]["speedup_vs_incumbent"] = *r.vs_incumbent;
+      if (*r.vs_incumbent <= factor)
+        return refuse("revalidation " + r.result_id + " timed it beside the best, `" + best->name +
+                          "`, in every sample: it ran " + times(*r.vs_incumbent) +
+                          " as fast, which does not beat it by the " +
+                          percent(budget.promotion_margin) + " margin",
+                      numbers, best->name);
+    } else if (best && r.score.geomean <= best->reference_geomean() * factor)
       return refuse("revalidation " + r.result_id + " measured " + times(r.score.geomean) +
                         ", which does not beat the best, `" + best->name + "` (" +
                         times(best->reference_geomean()) + "), by the " +
@@ -126,11 +136,13 @@ Plan plan_admission(const std::vector<Member>& members, const Proposal& p, const
     Plan plan;
     plan.verdict = Verdict::kAcceptedBest;
     plan.incumbent = best ? best->name : "";
-    plan.reason = best ? "the new best: " + times(p.score.geomean) + " (revalidated " +
-                             times(r.score.geomean) + ") over `" + best->name + "` at " +
-                             times(best->reference_geomean())
-                       : "the first member and best: " + times(p.score.geomean) + " (revalidated " +
-                             times(r.score.geomean) + ")";
+    plan.reason =
+        best ? "the new best: " + times(p.score.geomean) + " (revalidated " +
+                   times(r.score.geomean) + ") over `" + best->name + "` at " +
+                   times(best->reference_geomean()) +
+                   (side_by_side ? "; timed beside it, " + times(*r.vs_incumbent) + " as fast" : "")
+             : "the first member and best: " + times(p.score.geomean) + " (revalidated " +
+                   times(r.score.geomean) + ")";
     if (best) {
       plan.loses_best = best->name;
       if (best->family == p.family) plan.retired.push_back(best->name);

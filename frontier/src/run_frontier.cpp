@@ -39,6 +39,20 @@ bool valid_name(const std::string& name) {
   return true;
 }
 
+// The RESULT's `incumbent` (runner/protocol/PROTOCOL.md): the candidate against the incumbent
+// timed beside it. Left unset when the job timed none or measured no ratio.
+void read_incumbent_ratio(const nlohmann::json& result, Revalidation* revalidation) {
+  auto incumbent = result.find("incumbent");
+  if (incumbent == result.end() || !incumbent->is_object()) return;
+  auto sha = incumbent->find("sha256");
+  auto ratio = incumbent->find("speedup_geomean");
+  if (sha == incumbent->end() || !sha->is_string() || ratio == incumbent->end() ||
+      !ratio->is_number())
+    return;
+  revalidation->incumbent_sha256 = sha->get<std::string>();
+  revalidation->vs_incumbent = ratio->get<double>();
+}
+
 // An exclusive flock held for the lifetime of the object (exports from two sessions).
 class FileLock {
  public:
@@ -167,7 +181,23 @@ Result<RecordOutcome> RunFrontier::record(const RecordRequest& request, Revalida
   auto decided = table_->decide(task_->sha256, proposal, config_.budget, nullptr);
   if (!decided) return decided.error();
   if (decided->plan.verdict == Verdict::kNeedsRevalidation) {
-    auto again = revalidator.revalidate(first, **source);
+    // The best, timed beside the candidate in the revalidation job.
+    std::string incumbent_source;
+    if (!decided->plan.incumbent.empty()) {
+      auto members = table_->members(task_->sha256);
+      if (!members) return members.error();
+      for (const auto& m : *members) {
+        if (m.name != decided->plan.incumbent) continue;
+        auto stored = store_->candidate_source(m.candidate_sha256);
+        if (!stored) return stored.error();
+        if (stored->has_value()) incumbent_source = **stored;
+      }
+      if (incumbent_source.empty())
+        notes.push_back(
+            "the incumbent's source is not in the store, so it was not timed beside "
+            "the candidate: compared by its own geomean");
+    }
+    auto again = revalidator.revalidate(first, **source, incumbent_source);
     if (!again)
       return refuse(request, "revalidation could not run: " + again.error().message,
                     decided->plan.numbers);
@@ -184,6 +214,7 @@ Result<RecordOutcome> RunFrontier::record(const RecordRequest& request, Revalida
         revalidation.score = *again_score;
       else
         revalidation.problem = again_score.error().message;
+      read_incumbent_ratio((**second).result, &revalidation);
     }
     // Decided again over the members as they are now: another session may have changed them
     // while the revalidation job ran.

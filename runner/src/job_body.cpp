@@ -26,6 +26,9 @@ Result<json> make_job_body(const tasks::Task& task, const JobSpec& spec) {
              {{field::kSource, spec.candidate_source},
               {field::kSha256, sha256_hex(spec.candidate_source)}}},
             {field::kWorkloads, spec.workloads}};
+  if (!spec.incumbent_source.empty())
+    body[field::kIncumbent] = {{field::kSource, spec.incumbent_source},
+                               {field::kSha256, sha256_hex(spec.incumbent_source)}};
   if (spec.job_seconds)
     body[field::kLimits] = {{protocol::limit_field::kJobSeconds, *spec.job_seconds}};
   if (spec.kind == JobKind::kProfile)

@@ -67,12 +67,21 @@ void read_task(const JsonField& task, JobRequest& request) {
   if (!request.task_files.count("task.json")) files.fail("must include task.json");
 }
 
-void read_candidate(const JsonField& candidate, JobRequest& request) {
-  candidate.allow_only({field::kSource, field::kSha256});
-  const JsonField source = candidate.at(field::kSource);
-  request.candidate_source = source.string();
-  if (request.candidate_source.empty()) source.fail("is empty; send the kernel.cu source");
-  request.candidate_sha256 = sha256_field(candidate.at(field::kSha256));
+// {"source", "sha256"}: a kernel.cu (the candidate's, or the incumbent's).
+void read_source(const JsonField& object, std::string& source_out, std::string& sha256_out) {
+  object.allow_only({field::kSource, field::kSha256});
+  const JsonField source = object.at(field::kSource);
+  source_out = source.string();
+  if (source_out.empty()) source.fail("is empty; send the kernel.cu source");
+  sha256_out = sha256_field(object.at(field::kSha256));
+}
+
+void read_incumbent(const JsonField& body, JobRequest& request) {
+  const auto incumbent = body.find(field::kIncumbent);
+  if (!incumbent) return;
+  if (request.kind != JobKind::kBenchmark)
+    incumbent->fail("is only for kind benchmark (it is timed beside the candidate)");
+  read_source(*incumbent, request.incumbent_source, request.incumbent_sha256);
 }
 
 // The client's limits, within the protocol's bounds; job_seconds never above this server's.
@@ -119,8 +128,8 @@ JobRequest read_request(const json& document, double max_job_seconds) {
   if (!document.is_object())
     throw JsonFieldError{"", "the body must be a JSON object (see " + std::string(kGuide) + ")"};
   const JsonField body(document, "", kGuide);
-  body.allow_only({field::kKind, field::kTask, field::kCandidate, field::kWorkloads, field::kLimits,
-                   field::kProfile, field::kSanitize});
+  body.allow_only({field::kKind, field::kTask, field::kCandidate, field::kIncumbent,
+                   field::kWorkloads, field::kLimits, field::kProfile, field::kSanitize});
   JobRequest request;
   const JsonField kind = body.at(field::kKind);
   const std::string kind_text = kind.string();
@@ -130,7 +139,8 @@ JobRequest read_request(const json& document, double max_job_seconds) {
               std::string(protocol::kJobKindChoices));
   request.kind = *parsed;
   read_task(body.at(field::kTask), request);
-  read_candidate(body.at(field::kCandidate), request);
+  read_source(body.at(field::kCandidate), request.candidate_source, request.candidate_sha256);
+  read_incumbent(body, request);
   if (auto workloads = body.find(field::kWorkloads))
     request.workloads = workloads->distinct_string_list(protocol::kMaxJobWorkloads);
   request.limits.job_seconds = max_job_seconds;

@@ -117,7 +117,7 @@ std::shared_ptr<JobScheduler::Job> JobScheduler::find(const std::string& id) con
 }
 
 SubmitOutcome JobScheduler::submit(const JobRequest& request, const tasks::Task& task,
-                                   const fs::path& candidate) {
+                                   const fs::path& candidate, const fs::path& incumbent) {
   SubmitOutcome outcome;
   std::unique_lock lock(mutex_);
   if (stopping_)
@@ -137,6 +137,7 @@ SubmitOutcome JobScheduler::submit(const JobRequest& request, const tasks::Task&
   job->expect.task_name = task.name;
   job->expect.task_sha256 = task.sha256;
   job->expect.candidate_sha256 = request.candidate_sha256;
+  job->expect.incumbent_sha256 = request.incumbent_sha256;
   for (const auto& workload : task.workloads) job->expect.task_workloads.push_back(workload.name);
   job->expect.requested = request.workloads;
   job->expect.profile_workload = request.profile_workload;
@@ -146,6 +147,9 @@ SubmitOutcome JobScheduler::submit(const JobRequest& request, const tasks::Task&
   fs::create_directories(job->dir, error);
   if (!error)
     fs::copy_file(candidate, job->dir / "kernel.cu", fs::copy_options::overwrite_existing, error);
+  if (!error && !incumbent.empty())
+    fs::copy_file(incumbent, job->dir / "incumbent.cu", fs::copy_options::overwrite_existing,
+                  error);
   if (error)
     return {SubmitOutcome::Kind::kFailed, "", 0,
             "cannot prepare the job folder " + job->dir.string() + ": " + error.message()};
@@ -165,6 +169,10 @@ SubmitOutcome JobScheduler::submit(const JobRequest& request, const tasks::Task&
             {field::kWorkloads, request.workloads},
             {field::kSeed, fresh_seed()},
             {field::kLimits, limits_to_json(request.limits)}};
+  if (!incumbent.empty()) {
+    file[field::kIncumbent] = fs::absolute(job->dir / "incumbent.cu").string();
+    file[field::kIncumbentSha256] = request.incumbent_sha256;
+  }
   if (request.kind == JobKind::kProfile)
     file[field::kProfile] = {{field::kWorkload, request.profile_workload}};
   if (request.kind == JobKind::kSanitize) {

@@ -82,6 +82,7 @@ struct RowsSeen {
   size_t passed = 0;
   bool all_requested = false;
   std::vector<double> speedups;
+  std::vector<double> vs_incumbent;  // passed rows timed beside the incumbent
 };
 
 RowsSeen check_workloads(const json& result, const ResultExpectations& expect, bool timed) {
@@ -117,6 +118,17 @@ RowsSeen check_workloads(const json& result, const ResultExpectations& expect, b
         invalid(where + ".speedup " + json(speedup).dump() +
                 " differs from baseline median / median = " + json(baseline / median).dump());
       out.speedups.push_back(speedup);
+    }
+    if (row.contains("incumbent_time_us") && !row["incumbent_time_us"].is_null()) {
+      if (expect.incumbent_sha256.empty())
+        invalid(where + ".incumbent_time_us is there, but this job timed no incumbent");
+      double incumbent = check_timing(row["incumbent_time_us"], where + ".incumbent_time_us");
+      double ratio = finite_number(member(row, where, "speedup_vs_incumbent"),
+                                   where + ".speedup_vs_incumbent");
+      if (!close_to(ratio, incumbent / median, 0.01))
+        invalid(where + ".speedup_vs_incumbent " + json(ratio).dump() +
+                " differs from incumbent median / median = " + json(incumbent / median).dump());
+      out.vs_incumbent.push_back(ratio);
     }
   }
   out.all_requested = seen.size() == allowed.size();
@@ -205,6 +217,31 @@ void check_summary(const json& result, const ResultExpectations& expect, const s
   }
 }
 
+// result.incumbent: this job's incumbent, and the geomean of the rows' ratios against it.
+void check_incumbent(const json& result, const ResultExpectations& expect, const RowsSeen& rows) {
+  if (expect.incumbent_sha256.empty()) {
+    if (result.contains("incumbent")) invalid("result.incumbent is there, but this job has none");
+    return;
+  }
+  const json& incumbent = member(result, "result", "incumbent");
+  if (!incumbent.is_object()) invalid("result.incumbent is not an object");
+  if (string_member(incumbent, "result.incumbent", "sha256") != expect.incumbent_sha256)
+    invalid("result.incumbent.sha256 is not this job's incumbent (" + expect.incumbent_sha256 +
+            ")");
+  const json& claimed = member(incumbent, "result.incumbent", "speedup_geomean");
+  if (rows.vs_incumbent.empty()) {
+    if (!claimed.is_null()) invalid("result.incumbent.speedup_geomean has no rows behind it");
+    return;
+  }
+  double log_sum = 0;
+  for (double r : rows.vs_incumbent) log_sum += std::log(r);
+  const double geomean = std::exp(log_sum / static_cast<double>(rows.vs_incumbent.size()));
+  const double value = finite_number(claimed, "result.incumbent.speedup_geomean");
+  if (!close_to(value, geomean, 0.01))
+    invalid("result.incumbent.speedup_geomean " + json(value).dump() +
+            " differs from the rows' geomean " + json(geomean).dump());
+}
+
 void check_profile(const json& result, const ResultExpectations& expect) {
   const json& profile = member(result, "result", "profile");
   if (!profile.is_object()) invalid("result.profile is not an object");
@@ -257,6 +294,7 @@ void check(const json& result, const ResultExpectations& expect) {
       if (status == "failed" && gates_passed && rows.passed == rows_total && rows.all_requested)
         invalid("result.status is failed but every gate and workload passed");
       check_summary(result, expect, status, rows, timed);
+      check_incumbent(result, expect, rows);
       if (result.at("summary").value("scored", false)) check_scored_gates(gates, expect.kind);
       break;
     }

@@ -233,6 +233,12 @@ class RunnerServer::Impl {
                              " but the source hashes to " + candidate_sha256 +
                              "; send the SHA-256 of the exact bytes of candidate.source",
                          "candidate.sha256");
+    if (!job.incumbent_source.empty() && sha256_hex(job.incumbent_source) != job.incumbent_sha256)
+      return reply_error(response, 409,
+                         "incumbent.sha256 is " + job.incumbent_sha256 +
+                             " but the source hashes to " + sha256_hex(job.incumbent_source) +
+                             "; send the SHA-256 of the exact bytes of incumbent.source",
+                         "incumbent.sha256");
     auto staged = cache_.stage_task(job.task_name, job.task_files);
     if (!staged) return reply_error(response, 500, staged.error().message);
     auto loaded = tasks::load_task(staged->bundle_dir());
@@ -271,8 +277,14 @@ class RunnerServer::Impl {
     if (!task) return reply_error(response, 500, task.error().message);
     auto candidate = cache_.store_candidate(job.candidate_source, candidate_sha256);
     if (!candidate) return reply_error(response, 500, candidate.error().message);
+    std::filesystem::path incumbent;
+    if (!job.incumbent_source.empty()) {
+      auto stored = cache_.store_candidate(job.incumbent_source, job.incumbent_sha256);
+      if (!stored) return reply_error(response, 500, stored.error().message);
+      incumbent = *stored;
+    }
 
-    SubmitOutcome outcome = scheduler_->submit(job, *task, *candidate);
+    SubmitOutcome outcome = scheduler_->submit(job, *task, *candidate, incumbent);
     switch (outcome.kind) {
       case SubmitOutcome::Kind::kQueued:
         return reply(response, 201,

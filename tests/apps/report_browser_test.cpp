@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "kiln/base/env.h"
-#include "kiln/base/process.h"
 #include "report_fixture.h"
+#include "support/run_program.h"
 
 namespace kiln::frontier::testing {
 namespace {
@@ -23,29 +23,12 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using kiln::testing::Ran;
 
 Ran run(std::vector<std::string> argv, const fs::path& home) {
-  ProcessSpec spec;
-  spec.argv = std::move(argv);
-  spec.search_path = true;
-  spec.extra_env = {{"KILN_RUNNER", ""}, {"HOME", home.string()}};
-  ProcessLimits limits;
-  limits.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-  Ran ran;
-  ProcessOutput output;
-  output.on_stdout = [&ran](std::string_view chunk) {
-    ran.out.append(chunk);
-    return true;
-  };
-  output.on_stderr = [&ran](std::string_view chunk) { ran.err.append(chunk); };
-  ProcessExit exit = run_supervised(spec, limits, output);
-  ran.code = exit.how == ProcessExit::How::kExited ? exit.exit_code : -1;
-  return ran;
+  return kiln::testing::run_program(
+      std::move(argv),
+      {{}, {{"KILN_RUNNER", ""}, {"HOME", home.string()}}, std::chrono::seconds(90)});
 }
 
 // $KILN_CHROMIUM, else the first of Chromium's names on PATH; empty when there is none.

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/base/process.h"
 #include "runner_fixture.h"
+#include "support/run_program.h"
 #include "support/temp_dir.h"
 
 namespace kiln::cli {
@@ -28,30 +28,11 @@ using kiln::testing::write_text;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using kiln::testing::Ran;
 
 Ran run(std::vector<std::string> argv, const fs::path& cwd = {}) {
-  ProcessSpec spec;
-  spec.argv = std::move(argv);
-  spec.working_dir = cwd;
-  spec.search_path = true;
-  spec.extra_env = {{"KILN_RUNNER", ""}, {"KILN_TASKS_DIR", ""}};
-  ProcessLimits limits;
-  limits.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  Ran ran;
-  ProcessOutput output;
-  output.on_stdout = [&ran](std::string_view chunk) {
-    ran.out.append(chunk);
-    return true;
-  };
-  output.on_stderr = [&ran](std::string_view chunk) { ran.err.append(chunk); };
-  ProcessExit exit = run_supervised(spec, limits, output);
-  ran.code = exit.how == ProcessExit::How::kExited ? exit.exit_code : -1;
-  return ran;
+  return kiln::testing::run_program(std::move(argv),
+                                    {cwd, {{"KILN_RUNNER", ""}, {"KILN_TASKS_DIR", ""}}});
 }
 
 Ran kiln(const std::vector<std::string>& args, const fs::path& cwd = {}) {

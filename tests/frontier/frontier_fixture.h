@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct ResultShape {
   std::string gate_not_passed;  // a gate left failed
   std::string gate_state = "failed";
   std::string task_sha256;  // empty: the bundled task's
+  // Timed beside an incumbent: its source's sha256, and every workload's ratio against it.
+  std::string incumbent_sha256;
+  double vs_incumbent = 1;
 };
 
 inline ResultShape with_speedup(double speedup) {
@@ -98,22 +102,31 @@ inline json benchmark_result(const std::string& source, const ResultShape& shape
           {{"median", median}, {"p5", median}, {"p95", median}, {"cv", shape.cv}, {"samples", 20}}},
          {"baseline_time_us", {{"median", median * shape.speedup}}},
          {"speedup", shape.speedup}});
+    if (!shape.incumbent_sha256.empty()) {
+      rows.back()["incumbent_time_us"] = {{"median", median * shape.vs_incumbent}};
+      rows.back()["speedup_vs_incumbent"] = shape.vs_incumbent;
+    }
   }
   const bool scored =
       shape.status == "passed" && n == task.workloads.size() && shape.gate_not_passed.empty();
-  return {{"status", shape.status},
-          {"stage", "done"},
-          {"task",
-           {{"name", task.name},
-            {"sha256", shape.task_sha256.empty() ? task.sha256 : shape.task_sha256}}},
-          {"candidate_sha256", sha256_hex(source)},
-          {"gates", gates},
-          {"workloads", rows},
-          {"summary",
-           {{"passed", n},
-            {"total", n},
-            {"scored", scored},
-            {"geomean_speedup", scored ? json(shape.speedup) : json(nullptr)}}}};
+  json result = {{"status", shape.status},
+                 {"stage", "done"},
+                 {"task",
+                  {{"name", task.name},
+                   {"sha256", shape.task_sha256.empty() ? task.sha256 : shape.task_sha256}}},
+                 {"candidate_sha256", sha256_hex(source)},
+                 {"gates", gates},
+                 {"workloads", rows},
+                 {"summary",
+                  {{"passed", n},
+                   {"total", n},
+                   {"scored", scored},
+                   {"geomean_speedup", scored ? json(shape.speedup) : json(nullptr)}}}};
+  if (!shape.incumbent_sha256.empty())
+    result["incumbent"] = {{"sha256", shape.incumbent_sha256},
+                           {"speedup_geomean", shape.vs_incumbent},
+                           {"workloads", n}};
+  return result;
 }
 
 inline std::string kernel(const std::string& tag) {
@@ -144,13 +157,22 @@ class FakeRevalidator : public Revalidator {
  public:
   FakeRevalidator(ResultStore& store, std::function<ResultShape(const StoredResult&)> shape)
       : store_(store), shape_(std::move(shape)) {}
-  Result<std::string> revalidate(const StoredResult& first, const std::string& source) override {
+  Result<std::string> revalidate(const StoredResult& first, const std::string& source,
+                                 const std::string& incumbent_source) override {
     std::lock_guard lock(mutex_);
     ++calls;
+    incumbents.push_back(incumbent_source);
     if (!fail_with.empty()) return make_error(fail_with);
-    return store_result(store_, source, shape_(first));
+    ResultShape shape = shape_(first);
+    if (!incumbent_source.empty() && side_by_side) {
+      shape.incumbent_sha256 = sha256_hex(incumbent_source);
+      shape.vs_incumbent = *side_by_side;
+    }
+    return store_result(store_, source, shape);
   }
   int calls = 0;
+  std::vector<std::string> incumbents;  // the incumbent source each call was given
+  std::optional<double> side_by_side;   // set: the job timed the incumbent, at this ratio
   std::string fail_with;
 
  private:

@@ -214,6 +214,53 @@ TEST_F(RunFrontierTest, NotBetterThanTheIncumbentIsRefusedWithTheNumbers) {
   EXPECT_DOUBLE_EQ(outcome.decision.numbers["family_incumbent"]["geomean"].get<double>(), 1.1);
 }
 
+TEST_F(RunFrontierTest, TheRevalidationTimesTheBestBesideTheCandidate) {
+  const std::string best_source = kernel("best");
+  record(store_result(*store_, best_source), "best");  // 1.1x, the first: no incumbent yet
+  revalidator_.side_by_side = 1.08;
+  auto outcome = record(store_result(*store_, kernel("faster"), with_speedup(1.2)), "faster");
+  ASSERT_TRUE(outcome.accepted()) << outcome.decision.reason;
+  ASSERT_EQ(revalidator_.incumbents.size(), 2u);
+  EXPECT_EQ(revalidator_.incumbents[0], "");  // the first member had no incumbent
+  EXPECT_EQ(revalidator_.incumbents[1], best_source);
+  EXPECT_DOUBLE_EQ(outcome.decision.numbers["revalidation"]["speedup_vs_incumbent"].get<double>(),
+                   1.08);
+  EXPECT_THAT(outcome.decision.reason, HasSubstr("timed beside it, 1.08x as fast"));
+}
+
+TEST_F(RunFrontierTest, ACandidateThatDoesNotBeatTheBestSideBySideIsRefused) {
+  // Its own geomean beats the best's by 9%, but timed beside the best in every sample of the
+  // revalidation it is only 0.5% faster: the side-by-side ratio decides.
+  record(store_result(*store_, kernel("best")), "best");  // 1.1x
+  revalidator_.side_by_side = 1.005;
+  auto outcome = record(store_result(*store_, kernel("noisy"), with_speedup(1.2)), "noisy");
+  EXPECT_FALSE(outcome.accepted());
+  EXPECT_THAT(outcome.decision.reason, HasSubstr("timed it beside the best, `best`"));
+  EXPECT_THAT(outcome.decision.reason, HasSubstr("1.005x as fast"));
+  EXPECT_THAT(outcome.decision.reason, HasSubstr("1% margin"));
+  EXPECT_DOUBLE_EQ(outcome.decision.numbers["revalidation"]["speedup_vs_incumbent"].get<double>(),
+                   1.005);
+}
+
+TEST_F(RunFrontierTest, ARatioAgainstAnotherSourceThanTheBestIsNotUsed) {
+  // A revalidation whose incumbent block names another source (the best changed while it ran,
+  // or a runner echoed something else) falls back to the incumbent's own geomean.
+  record(store_result(*store_, kernel("best")), "best");  // 1.1x
+  FakeRevalidator other(*store_, [](const StoredResult& first) {
+    ResultShape shape;
+    shape.speedup = first.geomean_speedup.value_or(1);
+    shape.incumbent_sha256 = sha256_hex("some other kernel");
+    shape.vs_incumbent = 0.5;
+    return shape;
+  });
+  RecordRequest request{store_result(*store_, kernel("faster"), with_speedup(1.2)), "faster",
+                        "smem_tiling", "", ""};
+  auto outcome = frontier_->record(request, other, &ptx_);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->accepted()) << outcome->decision.reason;
+  EXPECT_FALSE(outcome->decision.numbers["revalidation"].contains("speedup_vs_incumbent"));
+}
+
 TEST_F(RunFrontierTest, ARevalidationThatDoesNotReproduceIsRefused) {
   FakeRevalidator slower(*store_, [](const StoredResult&) {
     ResultShape shape;

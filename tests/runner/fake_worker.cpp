@@ -262,6 +262,9 @@ int main(int argc, char** argv) {
     json rows = json::array();
     size_t passed = 0;
     double log_sum = 0;
+    // An incumbent (job.json `incumbent`) is "timed" 5% slower than the candidate.
+    const bool incumbent = job.contains("incumbent");
+    const double vs_incumbent = 1.05;
     for (size_t i = 0; i < workloads.size(); ++i) {
       emit({{"event", "progress"},
             {"workload", workloads[i]},
@@ -282,18 +285,28 @@ int main(int argc, char** argv) {
             json::array({{{"index", {0, 3}}, {"expected", 1.5}, {"actual", 0.25}}});
       if (ok) {
         double median = 100.0 + static_cast<double>(i);
-        double speedup = mode == "lie_numbers" ? 10.0 : 1.1;
+        // "faster": an honest 1.3x; "lie_numbers": 10x claimed over times that say 1.1x.
+        const double measured = mode == "faster" ? 1.3 : 1.1;
+        double speedup = mode == "lie_numbers" ? 10.0 : measured;
         row["time_us"] = timing(median);
-        row["baseline_time_us"] = timing(median * 1.1);
+        row["baseline_time_us"] = timing(median * measured);
         row["speedup"] = speedup;
         row["tflops"] = 650.0;
         row["pct_of_peak"] = 65.7;
+        if (incumbent) {
+          row["incumbent_time_us"] = timing(median * vs_incumbent);
+          row["speedup_vs_incumbent"] = mode == "lie_incumbent" ? 2.0 : vs_incumbent;
+        }
         log_sum += std::log(speedup);
         ++passed;
       }
       rows.push_back(row);
     }
     result["workloads"] = rows;
+    if (incumbent)
+      result["incumbent"] = {{"sha256", job.value("incumbent_sha256", "")},
+                             {"speedup_geomean", passed > 0 ? json(vs_incumbent) : json(nullptr)},
+                             {"workloads", passed}};
     bool scored = all && passed == workloads.size();
     result["summary"] = {
         {"passed", passed},

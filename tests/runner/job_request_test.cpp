@@ -32,6 +32,23 @@ TEST(JobRequest, ReadsAWellFormedBody) {
   EXPECT_EQ(request.limits.max_samples, 200);
 }
 
+TEST(JobRequest, AnIncumbentIsForBenchmarksOnly) {
+  json body = job_body("pass");
+  body["incumbent"] = {{"source", "// best"}, {"sha256", std::string(64, 'a')}};
+  auto parsed = parse_job_request(body, 600);
+  ASSERT_TRUE(std::holds_alternative<JobRequest>(parsed)) << std::get<FieldError>(parsed).text();
+  EXPECT_EQ(std::get<JobRequest>(parsed).incumbent_source, "// best");
+  EXPECT_EQ(std::get<JobRequest>(parsed).incumbent_sha256, std::string(64, 'a'));
+
+  body["kind"] = "verify";
+  EXPECT_EQ(rejected(body).field, "incumbent");
+  body["kind"] = "benchmark";
+  body["incumbent"]["source"] = "";
+  EXPECT_EQ(rejected(body).field, "incumbent.source");
+  body["incumbent"] = {{"source", "// best"}, {"sha256", "short"}};
+  EXPECT_EQ(rejected(body).field, "incumbent.sha256");
+}
+
 TEST(JobRequest, CapsJobSecondsAtTheServersMaximum) {
   json body = job_body("pass");
   body["limits"] = {{"job_seconds", 5000}};

@@ -71,6 +71,44 @@ std::string problem(const json& result, const ResultExpectations& e = expectatio
 
 TEST(ResultCheck, AcceptsAConsistentResult) { EXPECT_EQ(problem(passing()), ""); }
 
+// A benchmark timed beside an incumbent: each row's ratio against it, and their geomean.
+json beside_incumbent(const std::string& incumbent_sha256) {
+  json result = passing();
+  for (auto& r : result["workloads"]) {
+    const double median = r["time_us"]["median"].get<double>();
+    r["incumbent_time_us"] = {{"median", median * 1.2},
+                              {"p5", median},
+                              {"p95", median * 1.3},
+                              {"cv", 0.01},
+                              {"samples", 12}};
+    r["speedup_vs_incumbent"] = 1.2;
+  }
+  result["incumbent"] = {{"sha256", incumbent_sha256}, {"speedup_geomean", 1.2}, {"workloads", 2}};
+  return result;
+}
+
+TEST(ResultCheck, ChecksTheRatiosAgainstTheIncumbent) {
+  const std::string incumbent(64, 'i');
+  ResultExpectations e = expectations();
+  e.incumbent_sha256 = incumbent;
+  EXPECT_EQ(problem(beside_incumbent(incumbent), e), "");
+  // Another incumbent than the job's.
+  EXPECT_THAT(problem(beside_incumbent(std::string(64, 'x')), e),
+              HasSubstr("result.incumbent.sha256 is not this job's incumbent"));
+  // A row whose ratio is not its two medians'.
+  json lie = beside_incumbent(incumbent);
+  lie["workloads"][0]["speedup_vs_incumbent"] = 3.0;
+  EXPECT_THAT(problem(lie, e), HasSubstr("speedup_vs_incumbent 3.0 differs"));
+  // A geomean that is not the rows'.
+  lie = beside_incumbent(incumbent);
+  lie["incumbent"]["speedup_geomean"] = 1.5;
+  EXPECT_THAT(problem(lie, e), HasSubstr("result.incumbent.speedup_geomean 1.5 differs"));
+  // A job that timed no incumbent carries none.
+  EXPECT_THAT(problem(beside_incumbent(incumbent)), HasSubstr("this job timed no incumbent"));
+  json missing = passing();
+  EXPECT_THAT(problem(missing, e), HasSubstr("incumbent"));
+}
+
 TEST(ResultCheck, RefusesAScoreWhenAGateIsMissing) {
   for (auto name : protocol::kBenchmarkGates) {
     json r = passing();

@@ -228,6 +228,34 @@ TEST(RunnerServer, InvalidTaskBundleAnswers400) {
   EXPECT_THAT(reply["error"].get<std::string>(), HasSubstr("tolerance"));
 }
 
+TEST(RunnerServer, AnIncumbentTravelsToTheWorkerAndItsRatioIsChecked) {
+  FakeRunner runner;
+  json body = job_body("pass");
+  const std::string incumbent = fake_source("pass", "incumbent");
+  body["incumbent"] = {{"source", incumbent}, {"sha256", sha256_hex(incumbent)}};
+  std::string id = runner.submit(body);
+  json job = runner.wait(id);
+  json file = json::parse(read_text(runner.job_dir(id) / "job.json"));
+  EXPECT_EQ(read_text(file["incumbent"].get<std::string>()), incumbent);
+  EXPECT_EQ(file["incumbent_sha256"], sha256_hex(incumbent));
+  EXPECT_EQ(job["result"]["status"], "passed") << job.dump();
+  EXPECT_EQ(job["result"]["incumbent"]["sha256"], sha256_hex(incumbent));
+  EXPECT_DOUBLE_EQ(job["result"]["incumbent"]["speedup_geomean"].get<double>(), 1.05);
+
+  // A worker whose rows' ratios disagree with their times is not believed.
+  body = job_body("lie_incumbent");
+  body["incumbent"] = {{"source", incumbent}, {"sha256", sha256_hex(incumbent)}};
+  job = runner.wait(runner.submit(body));
+  EXPECT_EQ(job["result"]["status"], "error");
+  EXPECT_THAT(job["result"]["error"].get<std::string>(), HasSubstr("speedup_vs_incumbent"));
+
+  // The incumbent's hash is checked as the candidate's is.
+  body["incumbent"]["sha256"] = sha256_hex("something else");
+  auto [status, reply] = runner.post(body);
+  EXPECT_EQ(status, 409);
+  EXPECT_EQ(reply["field"], "incumbent.sha256");
+}
+
 TEST(RunnerServer, Sha256MismatchAnswers409) {
   FakeRunner runner;
   json body = job_body("pass");

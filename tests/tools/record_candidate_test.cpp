@@ -85,6 +85,19 @@ TEST_F(RecordCandidateTest, ABenchmarkIsRevalidatedOnTheRunnerAcceptedAndCommitt
   EXPECT_THAT(log, HasSubstr("4096x4096x4096 PASS 100.0us cv=0.40% 1.100x"));
 }
 
+TEST_F(RecordCandidateTest, ANewBestIsRevalidatedBesideTheIncumbentOnTheRunner) {
+  start();
+  record(benchmark("pass", "first"), "first");
+  ASSERT_FALSE(last_error_) << last_text_;
+  // The fake worker times an incumbent 5% slower than the candidate, when the job names one.
+  json out = record(benchmark("faster", "second"), "second");
+  ASSERT_FALSE(last_error_) << last_text_;
+  EXPECT_EQ(out["verdict"], "accepted_best") << out.dump();
+  EXPECT_DOUBLE_EQ(out["numbers"]["revalidation"]["speedup_vs_incumbent"].get<double>(), 1.05)
+      << out.dump();
+  EXPECT_THAT(out["reason"].get<std::string>(), HasSubstr("timed beside it, 1.05x as fast"));
+}
+
 TEST_F(RecordCandidateTest, ASubsetRunIsRefusedWithTheRule) {
   start();
   auto bench =

@@ -31,6 +31,26 @@ TEST(JobSpec, ParsesEveryField) {
   EXPECT_EQ(spec->profile_workload, "4096x4096x4096");
 }
 
+TEST(JobSpec, AnIncumbentIsReadForABenchmarkOnly) {
+  auto spec = JobSpec::parse(
+      R"({"kind": "benchmark", "task_dir": "t", "candidate": "c", "build_dir": "b", "seed": 1,
+          "incumbent": "/j/incumbent.cu", "incumbent_sha256": "abc"})");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->incumbent, "/j/incumbent.cu");
+  EXPECT_EQ(spec->incumbent_sha256, "abc");
+  auto verify = JobSpec::parse(
+      R"({"kind": "verify", "task_dir": "t", "candidate": "c", "build_dir": "b", "seed": 1,
+          "incumbent": "/j/incumbent.cu", "incumbent_sha256": "abc"})");
+  ASSERT_FALSE(verify.ok());
+  EXPECT_NE(verify.error().message.find("incumbent: is only for kind benchmark"), std::string::npos)
+      << verify.error().message;
+  auto unhashed = JobSpec::parse(
+      R"({"kind": "benchmark", "task_dir": "t", "candidate": "c", "build_dir": "b", "seed": 1,
+          "incumbent": "/j/incumbent.cu"})");
+  ASSERT_FALSE(unhashed.ok());
+  EXPECT_NE(unhashed.error().message.find("incumbent_sha256"), std::string::npos);
+}
+
 TEST(JobSpec, SanitizeDefaultsToEveryTool) {
   auto spec = JobSpec::parse(
       R"({"kind": "sanitize", "task_dir": "t", "candidate": "c", "build_dir": "b", "seed": 1})");

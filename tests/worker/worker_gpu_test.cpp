@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "kiln/base/env.h"
+#include "kiln/base/sha256.h"
 #include "kiln/compiler/subprocess.h"
 #include "worker_test_support.h"
 
@@ -279,6 +280,43 @@ TEST(WorkerGpu, BenchmarkTimesAgainstTheBaseline) {
     }
     EXPECT_FALSE(o.result["summary"]["scored"]);  // a subset is never scored
     EXPECT_TRUE(o.result["gpu"].contains("name"));
+  }
+}
+
+TEST(WorkerGpu, AnIncumbentIsTimedBesideTheCandidate) {
+  // Triples per sample: the candidate, the incumbent (in its own host), the baseline. The same
+  // kernel as both must come out at 1 within the noise; the zoo's wgmma GEMM beside the
+  // starter must come out faster, by about the ratio of their speedups over the baseline.
+  const auto tasks = testing::source_dir() / "tasks";
+  const auto starter = tasks / "fp16_gemm" / "starter.cu";
+  const auto wgmma = testing::source_dir() / "kb" / "zoo" / "gemm_wgmma_tma" / "kernel.cu";
+  const json limits = {{"job_seconds", 240},
+                       {"min_samples", 10},
+                       {"max_samples", 60},
+                       {"target_rel_noise", 0.01},
+                       {"sample_time_cap_seconds", 6}};
+  auto beside = [&](const std::string& name, const std::filesystem::path& candidate,
+                    const std::filesystem::path& incumbent) {
+    Job job{name,  "benchmark", "fp16_gemm", candidate, {"1024x4096x4096", "4000x3000x2000"},
+            limits};
+    job.extra = {{"incumbent", incumbent.string()},
+                 {"incumbent_sha256", sha256_hex(testing::read_text(incumbent))}};
+    return job;
+  };
+  const Outcome same = run(beside("incumbent-same", starter, starter));
+  expect_passed(same);
+  const Outcome faster = run(beside("incumbent-wgmma-over-starter", wgmma, starter));
+  expect_passed(faster);
+  if (prebuild()) return;
+  ASSERT_TRUE(same.result.contains("incumbent")) << same.result.dump();
+  EXPECT_EQ(same.result["incumbent"]["workloads"], 2);
+  EXPECT_NEAR(same.result["incumbent"]["speedup_geomean"].get<double>(), 1.0, 0.05)
+      << same.result["incumbent"].dump();
+  for (const auto& row : faster.result["workloads"]) {
+    SCOPED_TRACE(row.value("name", ""));
+    ASSERT_TRUE(row.contains("speedup_vs_incumbent")) << row.dump();
+    EXPECT_GT(row["speedup_vs_incumbent"].get<double>(), 1.5) << row.dump();
+    EXPECT_GT(row["incumbent_time_us"]["samples"].get<int>(), 3);
   }
 }
 

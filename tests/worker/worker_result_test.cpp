@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kiln/runner/result_check.h"
 
 namespace kiln::worker {
@@ -67,6 +69,33 @@ TEST(WorkerResult, APassedBenchmarkIsScoredAndValid) {
   EXPECT_FALSE(j.contains("error"));
   const auto problem = runner::check_result(j, expectations(runner::JobKind::kBenchmark));
   EXPECT_FALSE(problem.has_value()) << *problem;
+}
+
+TEST(WorkerResult, ABenchmarkBesideAnIncumbentCarriesTheRatiosTheServerChecks) {
+  WorkerResult r = base("benchmark");
+  pass_every_gate(r);
+  r.status = "passed";
+  r.stage = "done";
+  r.incumbent_sha256 = "besthash";
+  r.workloads = {timed_row("a", 2000, 1000), timed_row("b", 1000, 2000)};
+  const double incumbent_us[] = {2200, 1000};  // 1.1x and 1.0x the candidate's time
+  for (size_t i = 0; i < r.workloads.size(); ++i) {
+    WorkloadResult& w = r.workloads[i];
+    w.incumbent_time_us = SampleStatistics::summarize({incumbent_us[i]});
+    w.speedup_vs_incumbent = w.incumbent_time_us->median / w.time_us->median;
+  }
+  const nlohmann::json j = r.to_json();
+  EXPECT_EQ(j["incumbent"]["sha256"], "besthash");
+  EXPECT_EQ(j["incumbent"]["workloads"], 2);
+  EXPECT_NEAR(j["incumbent"]["speedup_geomean"].get<double>(), std::sqrt(1.1), 1e-9);
+  EXPECT_NEAR(j["workloads"][0]["speedup_vs_incumbent"].get<double>(), 1.1, 1e-9);
+  auto e = expectations(runner::JobKind::kBenchmark);
+  e.incumbent_sha256 = "besthash";
+  const auto problem = runner::check_result(j, e);
+  EXPECT_FALSE(problem.has_value()) << *problem;
+  // Without an incumbent the block is absent.
+  r.incumbent_sha256.clear();
+  EXPECT_FALSE(r.to_json().contains("incumbent"));
 }
 
 TEST(WorkerResult, ASubsetIsNotScored) {

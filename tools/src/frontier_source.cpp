@@ -14,14 +14,15 @@ class GpuRevalidator : public frontier::Revalidator {
   GpuRevalidator(std::shared_ptr<GpuJobs> jobs, const tasks::Task& task, mcp::CallContext& context)
       : jobs_(std::move(jobs)), task_(task), context_(context) {}
 
-  Result<std::string> revalidate(const frontier::StoredResult& first,
-                                 const std::string& source) override {
+  Result<std::string> revalidate(const frontier::StoredResult& first, const std::string& source,
+                                 const std::string& incumbent_source) override {
     Candidate candidate;
     candidate.source = source;
     candidate.path = first.source_path;
     runner::JobSpec spec;
     spec.kind = runner::JobKind::kBenchmark;
     spec.candidate_source = source;  // every workload: a revalidation is a full benchmark
+    spec.incumbent_source = incumbent_source;
     auto job = jobs_->run(task_, spec, candidate, context_, task_.workloads.size(),
                           /*log_evaluation=*/false);
     if (!job) return job.error();

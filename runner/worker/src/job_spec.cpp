@@ -77,6 +77,11 @@ JobSpec read_spec(const JsonField& job) {
   if (auto profile = job.find(field::kProfile))
     spec.profile_workload = optional_string(*profile, field::kWorkload);
   if (auto sanitize = job.find(field::kSanitize)) read_sanitize(*sanitize, spec);
+  if (auto incumbent = job.find(field::kIncumbent)) {
+    if (spec.kind != JobKind::kBenchmark) incumbent->fail("is only for kind benchmark");
+    spec.incumbent = incumbent->string();
+    spec.incumbent_sha256 = job.at(field::kIncumbentSha256).string();
+  }
   if (spec.kind == JobKind::kSanitize && spec.sanitize_tools.empty())
     spec.sanitize_tools = protocol::all_sanitize_tools();
   return spec;

@@ -20,6 +20,10 @@ nlohmann::json WorkloadResult::to_json() const {
     j["pct_of_peak_flops"] = throughput.pct_of_peak_flops;
     j["pct_of_peak_bandwidth"] = throughput.pct_of_peak_bandwidth;
   }
+  if (time_us && incumbent_time_us) {
+    j["incumbent_time_us"] = incumbent_time_us->to_json();
+    j["speedup_vs_incumbent"] = speedup_vs_incumbent;
+  }
   if (!stop_reason.empty()) j["stop"] = stop_reason;
   if (samples_discarded_throttled > 0)
     j["samples_discarded_throttled"] = samples_discarded_throttled;
@@ -83,6 +87,17 @@ nlohmann::json WorkerResult::summary() const {
   return j;
 }
 
+nlohmann::json WorkerResult::incumbent_summary() const {
+  std::vector<double> ratios;
+  for (const auto& w : workloads)
+    if (w.passed && w.incumbent_time_us && w.speedup_vs_incumbent > 0)
+      ratios.push_back(w.speedup_vs_incumbent);
+  return {{"sha256", incumbent_sha256},
+          {"speedup_geomean", ratios.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json(SampleStatistics::geomean(ratios))},
+          {"workloads", ratios.size()}};
+}
+
 nlohmann::json WorkerResult::to_json() const {
   nlohmann::json j = {{"status", status}, {"stage", stage}, {"kind", kind}};
   if (status != "passed" && !error.empty()) j["error"] = error;
@@ -102,6 +117,7 @@ nlohmann::json WorkerResult::to_json() const {
   for (const auto& w : workloads) list.push_back(w.to_json());
   j["workloads"] = list;
   j["summary"] = summary();
+  if (!incumbent_sha256.empty()) j["incumbent"] = incumbent_summary();
   if (!profile.is_null()) j["profile"] = profile;
   if (!sanitize.is_null()) j["sanitize"] = sanitize;
   if (!isolation.is_null()) j["isolation"] = isolation;

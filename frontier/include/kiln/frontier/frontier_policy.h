@@ -5,7 +5,8 @@
 // the run's promotion margin. A candidate that would become the new best must also pass
 // revalidation: a fresh benchmark of the same source that passes every gate again, stays
 // within the CV budget, reproduces the first geomean within the revalidation tolerance and
-// still beats the incumbent by the margin.
+// still beats the incumbent by the margin: measured side by side with the incumbent in the
+// revalidation job when it timed that incumbent, else against the incumbent's own geomean.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +62,10 @@ struct Revalidation {
   std::string result_id;
   Score score;
   std::string problem;
+  // The candidate against the incumbent timed beside it in the same job (the geomean of the
+  // per-workload ratios), and which source that incumbent was; unset when the job timed none.
+  std::optional<double> vs_incumbent;
+  std::string incumbent_sha256;
 };
 
 enum class Verdict {

@@ -22,12 +22,15 @@ struct Task;
 namespace kiln::frontier {
 
 // Measures a candidate again: a fresh benchmark job of `source` on every workload, stored in
-// the run's result store. Returns the new result id. The tool implements it with the runner
-// client (tools/src/gpu_revalidator.cpp); tests with a fake.
+// the run's result store, with `incumbent_source` (the frontier's best; empty when there is
+// none) timed beside it in every sample, so "beats the incumbent" is a ratio measured side by
+// side (the RESULT's `incumbent`). Returns the new result id. The tool implements it with the
+// runner client (tools/src/frontier_source.cpp); tests with a fake.
 class Revalidator {
  public:
   virtual ~Revalidator() = default;
-  virtual Result<std::string> revalidate(const StoredResult& first, const std::string& source) = 0;
+  virtual Result<std::string> revalidate(const StoredResult& first, const std::string& source,
+                                         const std::string& incumbent_source) = 0;
 };
 
 // The PTX fingerprint (approach.h: ptx_fingerprint) of a source; the tool compiles it with

@@ -17,6 +17,7 @@ namespace kiln::runner {
 struct JobSpec {
   JobKind kind = JobKind::kBenchmark;
   std::string candidate_source;
+  std::string incumbent_source;             // kind=benchmark, optional: timed beside the candidate
   std::vector<std::string> workloads;       // empty: all
   std::string profile_workload;             // kind=profile
   std::vector<std::string> sanitize_tools;  // kind=sanitize; empty: every tool

@@ -27,7 +27,10 @@ struct JobRequest {
   std::string task_sha256;                        // as the client claims it
   std::map<std::string, std::string> task_files;  // bundle-relative name -> contents
   std::string candidate_source;
-  std::string candidate_sha256;        // as the client claims it
+  std::string candidate_sha256;  // as the client claims it
+  // Kind benchmark, optional: the frontier's best, timed beside the candidate in every sample.
+  std::string incumbent_source;        // empty: none
+  std::string incumbent_sha256;        // as the client claims it
   std::vector<std::string> workloads;  // empty: all of the task's
   JobLimits limits;
   std::string profile_workload;             // kind=profile only

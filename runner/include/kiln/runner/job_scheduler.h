@@ -55,7 +55,8 @@ class JobScheduler {
   // `task` was loaded from the cache (so its sha256 is the bundle's) and `candidate`
   // is the cached source file.
   SubmitOutcome submit(const JobRequest& request, const tasks::Task& task,
-                       const std::filesystem::path& candidate);
+                       const std::filesystem::path& candidate,
+                       const std::filesystem::path& incumbent = {});
 
   // GET /v1/jobs/{id}: waits up to `wait` for the job to end. Nullopt: no such job.
   std::optional<nlohmann::json> job(const std::string& id, std::chrono::milliseconds wait);

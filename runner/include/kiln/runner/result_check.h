@@ -19,6 +19,7 @@ struct ResultExpectations {
   std::string task_name;
   std::string task_sha256;
   std::string candidate_sha256;
+  std::string incumbent_sha256;             // empty: the job timed no incumbent
   std::vector<std::string> task_workloads;  // every workload of the task, in order
   std::vector<std::string> requested;       // the job's workloads; empty: all
   std::string profile_workload;             // kind=profile

@@ -27,6 +27,14 @@ compiler::BuildRequest candidate_build_request(const JobSpec& spec, const tasks:
   return request;
 }
 
+compiler::BuildRequest incumbent_build_request(const compiler::KernelBuild& builder,
+                                               const JobSpec& spec, const tasks::Task& task) {
+  compiler::BuildRequest request = candidate_build_request(spec, task);
+  request.source = spec.incumbent;
+  request.build_dir = cached_build_dir(builder, spec, request, "incumbent-");
+  return request;
+}
+
 compiler::BuildRequest baseline_build_request(const compiler::KernelBuild& builder,
                                               const JobSpec& spec, const tasks::Task& task) {
   compiler::BuildRequest request;

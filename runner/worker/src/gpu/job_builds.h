@@ -13,6 +13,11 @@ namespace kiln::worker {
 // The candidate's kernel.cu for the task's arch, refused if it links a banned symbol.
 compiler::BuildRequest candidate_build_request(const JobSpec& spec, const tasks::Task& task);
 
+// The incumbent's kernel.cu (JobSpec::incumbent), as the candidate's, cached beside the
+// candidate's build folder by its fingerprint (the frontier's best comes back job after job).
+compiler::BuildRequest incumbent_build_request(const compiler::KernelBuild& builder,
+                                               const JobSpec& spec, const tasks::Task& task);
+
 // The task's baseline kernel (with the libraries it names, cuBLAS say).
 compiler::BuildRequest baseline_build_request(const compiler::KernelBuild& builder,
                                               const JobSpec& spec, const tasks::Task& task);

@@ -131,6 +131,9 @@ class JobDriver {
   // The candidate, last, in its own confined process (candidate_host.h): what its load-time
   // code did to that process's environment or device settings fails the harness_state gate.
   bool load_candidate();
+  // The incumbent (JobSpec::incumbent) in a second host, as the candidate's; any failure of
+  // it is the job's error, never the candidate's.
+  bool load_incumbent();
   // Every workload's tensor layout, and a result row for each.
   bool lay_out_workloads();
   // Pass 1: correctness and integrity on every workload before any timing.
@@ -161,6 +164,9 @@ class JobDriver {
     return std::chrono::duration<double>(deadline_ - Clock::now()).count();
   }
   StoppingLimits stopping_limits(double seconds_per_workload) const;
+  // Starts a host that loads `library` (the candidate's or the incumbent's build).
+  Result<std::unique_ptr<CandidateHost>> start_host(const std::filesystem::path& library,
+                                                    host::LoadReply* reply) const;
   // A benchmark row passes only once it was timed against the baseline.
   void fail_untimed_rows();
 
@@ -174,6 +180,7 @@ class JobDriver {
   std::vector<tasks::Workload> workloads_;
   const compiler::KernelBuild builder_;
   compiler::BuildOutcome candidate_build_;
+  compiler::BuildOutcome incumbent_build_;  // ok only when the job names an incumbent
   compiler::BuildOutcome baseline_build_;
   compiler::BuildOutcome reference_build_;
   compiler::BuildOutcome gpu_reference_build_;  // ok only when the task has a GPU reference
@@ -186,6 +193,7 @@ class JobDriver {
   DeviceState device_state_;
   WallTime wall_;
   std::unique_ptr<CandidateHost> candidate_host_;  // stops the host before the harness goes
+  std::unique_ptr<CandidateHost> incumbent_host_;
   JobContext job_;
   std::vector<tasks::WorkloadLayout> layouts_;
 };
@@ -201,6 +209,15 @@ bool JobDriver::load_task() {
   if (!candidate_hash)
     return end("error", "cannot read the candidate: " + candidate_hash.error().message);
   result_.candidate_sha256 = *candidate_hash;
+  if (!spec_.incumbent.empty()) {
+    auto incumbent_hash = sha256_file(spec_.incumbent);
+    if (!incumbent_hash)
+      return end("error", "cannot read the incumbent: " + incumbent_hash.error().message);
+    if (*incumbent_hash != spec_.incumbent_sha256)
+      return end("error", "the incumbent's file hashes to " + *incumbent_hash + ", not " +
+                              spec_.incumbent_sha256 + " as job.json says");
+    result_.incumbent_sha256 = *incumbent_hash;
+  }
 
   if (spec_.workloads.empty()) {
     workloads_ = task_->workloads;
@@ -227,6 +244,13 @@ bool JobDriver::build() {
     return end("failed", candidate_build_.error);
   }
   result_.gates.pass(gate::kBannedSymbols);
+  if (!spec_.incumbent.empty()) {
+    events_.log("info", "building the incumbent (cached by its source)");
+    incumbent_build_ = builder_.build(incumbent_build_request(builder_, spec_, *task_));
+    if (!incumbent_build_.ok)
+      return end("error", "the incumbent does not build (" + incumbent_build_.error +
+                              "); nothing is said about the candidate");
+  }
 
   const compiler::BuildRequest baseline = baseline_build_request(builder_, spec_, *task_);
   events_.log("info", "building the baseline (cached per task)");
@@ -290,20 +314,25 @@ bool JobDriver::load() {
 // The candidate host: a separate process that loads the candidate, confined first, so no
 // candidate code runs here (candidate_host.h). A candidate that does not load is the
 // candidate's failure; a host that does not start is the harness's.
-bool JobDriver::load_candidate() {
+Result<std::unique_ptr<CandidateHost>> JobDriver::start_host(const std::filesystem::path& library,
+                                                             host::LoadReply* reply) const {
   CandidateHost::Options options;
   options.executable = options_.executable;
   host::LoadRequest& load = options.load;
   load.task_dir = spec_.task_dir;
-  load.library = candidate_build_.library;
+  load.library = library;
   load.cuda_root = options_.toolchain.cuda_root;
   load.gpu = options_.gpu;
   load.l2_bytes = result_.gpu->l2_bytes;
   load.hang_timeout_seconds = job_.env.hang_timeout_seconds;
   load.readable = {std::filesystem::absolute(spec_.task_dir),
-                   std::filesystem::absolute(candidate_build_.library).parent_path()};
+                   std::filesystem::absolute(library).parent_path()};
+  return CandidateHost::start(options, reply);
+}
+
+bool JobDriver::load_candidate() {
   host::LoadReply reply;
-  auto started = CandidateHost::start(options, &reply);
+  auto started = start_host(candidate_build_.library, &reply);
   if (!started) return end("error", "the candidate's process: " + started.error().message);
   candidate_host_ = std::move(*started);
   result_.isolation = reply.confinement;
@@ -325,6 +354,34 @@ bool JobDriver::load_candidate() {
     return end("failed", failure_summary(result_));
   }
   job_.candidate = candidate_host_.get();
+  return true;
+}
+
+bool JobDriver::load_incumbent() {
+  if (spec_.incumbent.empty()) return true;
+  host::LoadReply reply;
+  auto started = start_host(incumbent_build_.library, &reply);
+  if (!started) return end("error", "the incumbent's process: " + started.error().message);
+  incumbent_host_ = std::move(*started);
+  std::string problem;
+  if (!reply.harness_error.empty())
+    problem = "its process could not start: " + reply.harness_error;
+  else if (!reply.ok)
+    problem = reply.error;
+  else if (const auto banned = banned_among(reply.libraries, task_->banned_symbols);
+           !banned.empty())
+    problem = "when its library loaded, " + join(banned, "; ");
+  else if (!reply.load_changes.empty())
+    problem = "its library changed " + join(reply.load_changes, "; ") + " when it loaded";
+  if (!problem.empty())
+    return end("error",
+               "the incumbent (the frontier's best) cannot be timed beside the "
+               "candidate: " +
+                   problem + "; nothing is said about the candidate");
+  if (!reply.activity)
+    activity_not_recorded("CUPTI unavailable in the incumbent's process (" + reply.activity_note +
+                          ")");
+  job_.incumbent = incumbent_host_.get();
   return true;
 }
 
@@ -438,8 +495,9 @@ void JobDriver::fail_untimed_rows() {
 
 int JobDriver::finish_with_verdict() {
   if (spec_.kind == JobKind::kBenchmark) fail_untimed_rows();
-  const uint64_t dropped =
-      recorder_.dropped() + (candidate_host_ != nullptr ? candidate_host_->dropped() : 0);
+  const uint64_t dropped = recorder_.dropped() +
+                           (candidate_host_ != nullptr ? candidate_host_->dropped() : 0) +
+                           (incumbent_host_ != nullptr ? incumbent_host_->dropped() : 0);
   if (job_.env.recorder != nullptr && dropped > 0) {
     activity_not_recorded("CUPTI dropped " + std::to_string(dropped) +
                           " activity records, so not every kernel of a timed window was seen");
@@ -490,7 +548,8 @@ int drive_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& o
   job.stage("load");
   {
     const ScopedSeconds timed(&job.wall().load_s);
-    if (!job.load() || !job.open_gpu() || !job.set_up_harness() || !job.load_candidate())
+    if (!job.load() || !job.open_gpu() || !job.set_up_harness() || !job.load_candidate() ||
+        !job.load_incumbent())
       return job.finish();
   }
 

@@ -35,6 +35,15 @@ constexpr double kAnchorFraction = 1.0 / 16.0;
 // unwritten are found by comparing its output with itself.
 constexpr int64_t kReferencePoisonCall = 0x7265660000ll;  // "ref"
 
+// The first extent of the (last) output tensor: the rows a row plan samples.
+int64_t output_rows(const tasks::WorkloadLayout& layout) {
+  int64_t rows = 0;
+  for (const auto& t : layout.tensors) {
+    if (t.is_output) rows = t.shape[0];
+  }
+  return rows;
+}
+
 }  // namespace
 
 bool WorkloadSession::reference_check(const TensorSet& inputs, const TensorSet& outputs,
@@ -158,12 +167,8 @@ bool WorkloadSession::anchor_gpu_reference(const TensorSet& inputs, uint64_t see
   exact.rtol = 0;
   const tasks::ErrorStats bitwise =
       tasks::ReferenceCheck(job_.reference, exact).compare(layout_, *run, host, {});
-  int64_t rows = 0;
-  for (const auto& t : layout_.tensors) {
-    if (t.is_output) rows = t.shape[0];
-  }
   result_->extra["gpu_reference_anchor"] = {
-      {"rows", plan.full ? rows : static_cast<int64_t>(plan.rows.size())},
+      {"rows", plan.full ? output_rows(layout_) : static_cast<int64_t>(plan.rows.size())},
       {"elements", stats.checked},
       {"differing_elements", bitwise.mismatches},
       {"max_abs", stats.max_abs}};
@@ -230,11 +235,7 @@ bool WorkloadSession::host_copy_for_reference(const TensorSet& inputs, const Ten
 }
 
 void WorkloadSession::note_checked_rows(const tasks::RowPlan& plan) {
-  int64_t rows = 0;
-  for (const auto& t : layout_.tensors) {
-    if (t.is_output) rows = t.shape[0];
-  }
-  result_->checked = plan.describe(rows);
+  result_->checked = plan.describe(output_rows(layout_));
 }
 
 }  // namespace kiln::worker

@@ -1,6 +1,6 @@
 // The timing pass (workload_session.h, steps 4-5): interleaved candidate/baseline sample
-// pairs on inputs redrawn before each pair, until the stopping criterion; then one more check
-// against both references.
+// pairs (triples with the incumbent) on inputs redrawn before each, until the stopping
+// criterion; then one more check against both references.
 #include <chrono>
 
 #include "kiln/worker/throttle_policy.h"
@@ -24,10 +24,24 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   std::vector<double> candidate_us;
   std::vector<double> baseline_us;
   std::vector<double> event_us;
+  std::vector<double> incumbent_us;
+  const bool with_incumbent = job_.incumbent != nullptr;
   int64_t discarded = 0;
   bool clocks_unseen = false;  // NVML answered not ok for some sample
   const auto start = std::chrono::steady_clock::now();
   StopReason reason = StopReason::kContinue;
+  if (with_incumbent) {
+    // The incumbent's first call of a workload in its process loads the kernels it uses (CUDA's
+    // lazy loading waits for the device): untimed here, as the candidate's first calls were in
+    // the verify pass, so no timed sample holds a load.
+    if (auto s = draw_inputs(inputs_, kDrawTimingBase); !s) {
+      harness_failure(s.error().message);
+      return false;
+    }
+    CallReport warm = call(Caller::kIncumbent, inputs_, incumbent_out_, false);
+    if (!judge_incumbent([&] { return gate_call(warm, "the incumbent's first call"); }))
+      return false;
+  }
   int64_t pair = 1;
   int last = 0;
   for (;; ++pair) {
@@ -37,15 +51,29 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
     }
     const int64_t call_no = job_.calls;
     const std::string phase = "timed sample " + std::to_string(pair);
-    CallReport c = call(true, inputs_, candidate_out_, true);
+    CallReport c = call(Caller::kCandidate, inputs_, candidate_out_, true);
     if (!gate_call(c, phase)) return false;
+    // The incumbent second: the candidate still runs while no answer for these inputs exists.
+    const int64_t incumbent_call_no = job_.calls;
+    CallReport i;
+    if (with_incumbent) {
+      i = call(Caller::kIncumbent, inputs_, incumbent_out_, true);
+      if (!judge_incumbent([&] { return gate_call(i, phase); })) return false;
+    }
     last = static_cast<int>(pair & 1);
-    CallReport b = call(false, inputs_, baseline_out_[last], true);
+    CallReport b = call(Caller::kBaseline, inputs_, baseline_out_[last], true);
     if (!gate_call(b, "baseline")) return false;
     std::vector<const TensorSet*> earlier;
     if (pair > 1) earlier.push_back(&baseline_out_[last ^ 1]);
     if (!check_against_baseline(candidate_out_, baseline_out_[last], earlier,
                                 poison_for_call(call_no), phase, gate::kCorrectness)) {
+      return false;
+    }
+    if (with_incumbent && !judge_incumbent([&] {
+          return check_against_baseline(incumbent_out_, baseline_out_[last], earlier,
+                                        poison_for_call(incumbent_call_no), phase,
+                                        gate::kCorrectness);
+        })) {
       return false;
     }
     bool keep = pair > kWarmupPairs;
@@ -66,10 +94,13 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
       candidate_us.push_back(c.span_us);
       baseline_us.push_back(b.span_us);
       event_us.push_back(c.event_us);
+      if (with_incumbent) incumbent_us.push_back(i.span_us);
     }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    reason = criterion.decide({&candidate_us, &baseline_us}, elapsed);
+    std::vector<const std::vector<double>*> series{&candidate_us, &baseline_us};
+    if (with_incumbent) series.push_back(&incumbent_us);
+    reason = criterion.decide(series, elapsed);
     if (pair % 10 == 0) {
       progress("timing: " + std::to_string(candidate_us.size()) + " samples, noise " +
                std::to_string(StoppingCriterion::relative_noise(candidate_us)));
@@ -98,6 +129,12 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   result_->speedup = result_->time_us->median > 0
                          ? result_->baseline_time_us->median / result_->time_us->median
                          : 0;
+  if (with_incumbent) {
+    result_->incumbent_time_us = SampleStatistics::summarize(incumbent_us);
+    result_->speedup_vs_incumbent =
+        result_->time_us->median > 0 ? result_->incumbent_time_us->median / result_->time_us->median
+                                     : 0;
+  }
   std::string dtype;
   for (const auto& t : layout_.tensors) {
     if (!t.is_output) {
@@ -116,9 +153,9 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
     return false;
   }
   const int64_t call_no = job_.calls;
-  CallReport after = call(true, inputs_, candidate_out_, false);
+  CallReport after = call(Caller::kCandidate, inputs_, candidate_out_, false);
   if (!gate_call(after, "after timing")) return false;
-  CallReport after_base = call(false, inputs_, baseline_out_[last ^ 1], false);
+  CallReport after_base = call(Caller::kBaseline, inputs_, baseline_out_[last ^ 1], false);
   if (!gate_call(after_base, "baseline")) return false;
   const std::string phase = "after timing, with a few input values changed";
   if (!check_against_baseline(candidate_out_, baseline_out_[last ^ 1], {&baseline_out_[last]},

@@ -21,7 +21,7 @@ bool WorkloadSession::verify_pass() {
   // Two candidate runs on the same inputs (determinism), then the baseline.
   progress("verify: first calls");
   const int64_t first_call = job_.calls;
-  CallReport run1 = call(true, inputs_, candidate_out_, false);
+  CallReport run1 = call(Caller::kCandidate, inputs_, candidate_out_, false);
   if (!gate_call(run1, "first call")) return false;
   // The first run's outputs, kept on the GPU for the determinism check.
   TensorSet first_out;
@@ -29,9 +29,9 @@ bool WorkloadSession::verify_pass() {
     harness_failure(s.error().message);
     return false;
   }
-  CallReport run2 = call(true, inputs_, candidate_out_, false);
+  CallReport run2 = call(Caller::kCandidate, inputs_, candidate_out_, false);
   if (!gate_call(run2, "second call")) return false;
-  CallReport base = call(false, inputs_, baseline_first_, false);
+  CallReport base = call(Caller::kBaseline, inputs_, baseline_first_, false);
   if (!gate_call(base, "baseline")) return false;
   const std::vector<uint64_t> poison1 = poison_for_call(first_call);
   const std::vector<uint64_t> poison2 = poison_for_call(first_call + 1);
@@ -101,9 +101,9 @@ bool WorkloadSession::verify_pass() {
     return false;
   }
   int64_t call_no = job_.calls;
-  CallReport fresh = call(true, inputs_, candidate_out_, false);
+  CallReport fresh = call(Caller::kCandidate, inputs_, candidate_out_, false);
   if (!gate_call(fresh, "new values at the same addresses")) return false;
-  CallReport fresh_base = call(false, inputs_, baseline_out_[0], false);
+  CallReport fresh_base = call(Caller::kBaseline, inputs_, baseline_out_[0], false);
   if (!gate_call(fresh_base, "baseline")) return false;
   if (!check_against_baseline(candidate_out_, baseline_out_[0], {&baseline_first_},
                               poison_for_call(call_no), "new values at the same addresses",
@@ -117,9 +117,9 @@ bool WorkloadSession::verify_pass() {
     return false;
   }
   call_no = job_.calls;
-  CallReport perturbed = call(true, inputs_, candidate_out_, false);
+  CallReport perturbed = call(Caller::kCandidate, inputs_, candidate_out_, false);
   if (!gate_call(perturbed, "a few input values changed")) return false;
-  CallReport perturbed_base = call(false, inputs_, baseline_first_, false);
+  CallReport perturbed_base = call(Caller::kBaseline, inputs_, baseline_first_, false);
   if (!gate_call(perturbed_base, "baseline")) return false;
   const std::string perturbed_phase = "after " + std::to_string(kPerturbedPerInput) +
                                       " elements of each input changed at the same addresses";
@@ -149,9 +149,9 @@ bool WorkloadSession::verify_pass() {
       return false;
     }
     call_no = job_.calls;
-    CallReport moved = call(true, inputs2, outputs2, false);
+    CallReport moved = call(Caller::kCandidate, inputs2, outputs2, false);
     if (!gate_call(moved, "new values at new addresses")) return false;
-    CallReport moved_base = call(false, inputs2, base2, false);
+    CallReport moved_base = call(Caller::kBaseline, inputs2, base2, false);
     if (!gate_call(moved_base, "baseline")) return false;
     if (!check_against_baseline(outputs2, base2, {&baseline_first_, &baseline_out_[0]},
                                 poison_for_call(call_no), "new values at new addresses",

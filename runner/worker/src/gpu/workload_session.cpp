@@ -27,6 +27,10 @@ WorkloadSession::WorkloadSession(JobContext& job, tasks::WorkloadLayout layout, 
     : job_(job), layout_(std::move(layout)), index_(index), total_(total), result_(result) {}
 
 void WorkloadSession::fail(std::string_view gate, const std::string& detail) {
+  if (judging_incumbent_) {
+    if (incumbent_failure_.empty()) incumbent_failure_ = std::string(gate) + ": " + detail;
+    return;
+  }
   job_.gates->fail(gate, layout_.workload, detail);
   if (result_->failure.empty()) result_->failure = std::string(gate) + ": " + detail;
   result_->passed = false;
@@ -52,7 +56,9 @@ std::vector<uint64_t> WorkloadSession::poison_for_call(int64_t call) const {
 
 Status WorkloadSession::allocate(bool timing) {
   const cudaStream_t hs = job_.env.harness_stream;
-  if (job_.candidate != nullptr) job_.candidate->release_all();  // before the old sets are freed
+  // Before the old sets are freed.
+  if (job_.candidate != nullptr) job_.candidate->release_all();
+  if (job_.incumbent != nullptr) job_.incumbent->release_all();
   drawn_.clear();
   inputs_ = TensorSet();
   if (auto s = inputs_.allocate(layout_, true, false, job_.env.guard_seed, &job_.next_band, hs); !s)
@@ -69,6 +75,13 @@ Status WorkloadSession::allocate(bool timing) {
   if (job_.gpu_reference != nullptr) {
     if (auto s =
             reference_out_.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
+        !s)
+      return s;
+  }
+  incumbent_out_ = TensorSet();
+  if (timing && job_.incumbent != nullptr) {
+    if (auto s =
+            incumbent_out_.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
         !s)
       return s;
   }
@@ -215,18 +228,22 @@ Status WorkloadSession::keep_outputs(const TensorSet& outputs, TensorSet* kept) 
   return cuda_ok(cudaStreamSynchronize(hs), "keeping outputs");
 }
 
-CallReport WorkloadSession::call(bool candidate, const TensorSet& inputs, const TensorSet& outputs,
+CallReport WorkloadSession::call(Caller caller, const TensorSet& inputs, const TensorSet& outputs,
                                  bool timed) {
+  const bool hosted = caller != Caller::kBaseline;
   CallRequest request;
   request.launch = job_.baseline;
-  request.owner = candidate ? "candidate" : "baseline";
+  request.owner = caller == Caller::kCandidate   ? "candidate"
+                  : caller == Caller::kIncumbent ? "incumbent"
+                                                 : "baseline";
   request.inputs = &inputs;
   request.outputs = &outputs;
-  request.poison = poison_for_call(candidate ? job_.calls++ : 0);
+  request.poison = poison_for_call(hosted ? job_.calls++ : 0);
   request.timed = timed;
   CallReport report;
-  if (candidate) {
-    report = candidate_call(request);
+  if (hosted) {
+    const ScopedSeconds timed_call(wall(&WallTime::candidate_calls_s));
+    report = hosted_call(request, caller == Caller::kCandidate ? *job_.candidate : *job_.incumbent);
   } else {
     const ScopedSeconds timed_call(wall(&WallTime::baseline_calls_s));
     auto now = input_checksums(job_.env, layout_, inputs);
@@ -246,10 +263,9 @@ CallReport WorkloadSession::call(bool candidate, const TensorSet& inputs, const 
   return report;
 }
 
-CallReport WorkloadSession::candidate_call(const CallRequest& request) {
-  const ScopedSeconds timed(wall(&WallTime::candidate_calls_s));
-  // The candidate's window runs in its host; the checks before and after it run here, on the
-  // verifier's own view of the buffers.
+CallReport WorkloadSession::hosted_call(const CallRequest& request, CandidateHost& host) {
+  // The window runs in the host; the checks before and after it run here, on the verifier's
+  // own view of the buffers.
   CallReport report;
   report.owner = request.owner;
   auto before = prepare_call(job_.env, layout_, request);
@@ -259,9 +275,24 @@ CallReport WorkloadSession::candidate_call(const CallRequest& request) {
     return report;
   }
   report.changed_before_call = changed_since_drawn(*request.inputs, *before);
-  job_.candidate->call(layout_, *request.inputs, *request.outputs, request.timed, &report);
+  host.call(layout_, *request.inputs, *request.outputs, request.timed, &report);
   if (!report.fatal) finish_call(job_.env, layout_, request, *before, &report);
   return report;
+}
+
+bool WorkloadSession::judge_incumbent(const std::function<bool()>& check) {
+  incumbent_failure_.clear();
+  judging_incumbent_ = true;
+  const bool ok = check();
+  judging_incumbent_ = false;
+  if (ok && incumbent_failure_.empty()) return true;
+  if (!incumbent_failure_.empty()) {
+    job_.fatal_error.clear();  // a failed incumbent call may have marked the job the candidate's
+    harness_failure("the incumbent (the frontier's best, timed beside the candidate) failed " +
+                    incumbent_failure_ +
+                    "; the comparison cannot be made: nothing is said about the candidate");
+  }
+  return false;
 }
 
 Status WorkloadSession::host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host) {

@@ -18,6 +18,10 @@
 //      on the same inputs (a match with an earlier pair's answer means a cache); NVML
 //      per pair, throttled pairs discarded; stop per stopping_criterion.h;
 //   5. after timing: a perturbation check against the exact reference again.
+// With an incumbent (the frontier's best, JobContext::incumbent), each timed sample is a
+// triple on the same inputs: candidate, incumbent, baseline; the incumbent's output is
+// checked against the baseline's as the candidate's is, and its times give the side-by-side
+// ratio speedup_vs_incumbent.
 // The candidate always runs before the baseline on new inputs, so no correct answer for
 // those inputs exists anywhere in device memory while the candidate runs.
 //
@@ -28,6 +32,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,6 +55,9 @@ struct JobContext {
   const tasks::Task* task = nullptr;
   CallEnvironment env;
   CandidateHost* candidate = nullptr;  // runs the candidate's calls in its own process
+  // The frontier's best, in a host of its own, timed beside the candidate in the timing pass
+  // (null: no incumbent). Its failures are not the candidate's: they end the job as an error.
+  CandidateHost* incumbent = nullptr;
   kiln_launch_fn baseline = nullptr;
   kiln_reference_fn reference = nullptr;
   kiln_launch_fn gpu_reference = nullptr;  // the task's exact reference on the GPU, if any
@@ -63,7 +71,7 @@ struct JobContext {
   NvmlProbe* nvml = nullptr;
   GpuInfo* gpu = nullptr;
   WallTime* wall = nullptr;  // where the passes' time goes (never null in a job)
-  int64_t calls = 0;         // candidate calls so far (picks the poison pattern)
+  int64_t calls = 0;         // candidate and incumbent calls so far (picks the poison pattern)
   uint64_t next_band = 0;    // guard band numbering
   bool fatal = false;        // the context is unusable or the harness broke
   std::string fatal_error;   // when the harness (not the candidate) broke
@@ -83,6 +91,9 @@ class HostShares {
  private:
   CandidateHost* host_;
 };
+
+// Who runs a call: the candidate and the incumbent in their hosts, the baseline here.
+enum class Caller { kCandidate, kIncumbent, kBaseline };
 
 class WorkloadSession {
  public:
@@ -127,9 +138,12 @@ class WorkloadSession {
   bool inputs_as_drawn(const TensorSet& inputs, const std::string& phase);
   // A copy of `outputs`' output tensors in new device buffers (kept for a later comparison).
   Status keep_outputs(const TensorSet& outputs, TensorSet* kept);
-  CallReport call(bool candidate, const TensorSet& inputs, const TensorSet& outputs, bool timed);
-  // The candidate's call: the checks here, the window in the candidate host.
-  CallReport candidate_call(const CallRequest& request);
+  CallReport call(Caller caller, const TensorSet& inputs, const TensorSet& outputs, bool timed);
+  // A hosted call (candidate or incumbent): the checks here, the window in `host`.
+  CallReport hosted_call(const CallRequest& request, CandidateHost& host);
+  // Runs `check` on the incumbent's call or output: a gate it fails is recorded not against
+  // the candidate but as the job's error, naming the incumbent. False when it failed.
+  bool judge_incumbent(const std::function<bool()>& check);
   std::vector<uint64_t> poison_for_call(int64_t call) const;
   Status host_copy(const TensorSet& set, bool outputs, tasks::HostTensors* host);
   void fail(std::string_view gate, const std::string& detail);
@@ -197,7 +211,12 @@ class WorkloadSession {
   TensorSet reference_out_;                        // the GPU reference's last answer
   std::optional<tasks::ReferenceRun> cpu_answer_;  // the CPU reference's last answer
   bool anchored_ = false;                          // the GPU reference agreed with the CPU's
-  HostShares shares_{job_.candidate};  // last: released before the buffers above are freed
+  TensorSet incumbent_out_;                        // the incumbent's outputs (timing pass)
+  bool judging_incumbent_ = false;                 // fail() records into incumbent_failure_
+  std::string incumbent_failure_;
+  // Last: released before the buffers above are freed.
+  HostShares shares_{job_.candidate};
+  HostShares incumbent_shares_{job_.incumbent};
 };
 
 }  // namespace kiln::worker

@@ -28,6 +28,9 @@ struct JobSpec {
   std::filesystem::path task_dir;
   std::filesystem::path candidate;
   std::filesystem::path build_dir;
+  // Kind benchmark, optional: the frontier's current best, timed beside the candidate.
+  std::filesystem::path incumbent;
+  std::string incumbent_sha256;
   std::vector<std::string> workloads;  // empty: all
   uint64_t seed = 0;
   JobLimits limits;

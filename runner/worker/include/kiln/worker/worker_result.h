@@ -27,6 +27,10 @@ struct WorkloadResult {
   std::optional<SampleSummary> baseline_time_us;
   std::optional<SampleSummary> event_time_us;  // CUDA events around the call, for comparison
   double speedup = 0;
+  // With an incumbent (JobSpec::incumbent): its times in the same samples, and its median over
+  // the candidate's (above 1: the candidate is faster).
+  std::optional<SampleSummary> incumbent_time_us;
+  double speedup_vs_incumbent = 0;
   Throughput throughput;
   std::string stop_reason;
   int64_t samples_discarded_throttled = 0;
@@ -61,6 +65,7 @@ struct WorkerResult {
   std::string task_name;
   std::string task_sha256;
   std::string candidate_sha256;
+  std::string incumbent_sha256;  // empty: the job timed no incumbent
   std::optional<GpuInfo> gpu;
   std::optional<compiler::BuildOutcome> build;
   GateLedger gates;
@@ -75,6 +80,9 @@ struct WorkerResult {
 
   // Counts, geometric mean of the speedups and whether the result can be scored.
   nlohmann::json summary() const;
+  // {"sha256", "speedup_geomean", "workloads"}: the candidate against the incumbent, over the
+  // workloads that passed with both timed (speedup_geomean null when none did).
+  nlohmann::json incumbent_summary() const;
   nlohmann::json to_json() const;
 };
 

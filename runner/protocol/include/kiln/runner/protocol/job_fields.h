@@ -31,10 +31,14 @@ inline constexpr std::string_view kTools = "tools";
 inline constexpr std::string_view kCandidate = "candidate";  // in job.json: the kernel.cu path
 inline constexpr std::string_view kSource = "source";
 inline constexpr std::string_view kFiles = "files";
+// Kind benchmark, optional: the frontier's current best, {"source", "sha256"} in the body, its
+// kernel.cu path in job.json. It is timed beside the candidate in every sample (PROTOCOL.md).
+inline constexpr std::string_view kIncumbent = "incumbent";
 // In job.json only.
 inline constexpr std::string_view kId = "id";
 inline constexpr std::string_view kTaskDir = "task_dir";
 inline constexpr std::string_view kCandidateSha256 = "candidate_sha256";
+inline constexpr std::string_view kIncumbentSha256 = "incumbent_sha256";
 inline constexpr std::string_view kBuildDir = "build_dir";
 inline constexpr std::string_view kSeed = "seed";
 }  // namespace job_field
