@@ -23,6 +23,7 @@ struct McpOptions {
   std::vector<std::string> allowed_origins;
   std::size_t max_request_bytes = 4u << 20;
   bool test_tools = false;
+  bool conformance_fixtures = false;
 };
 
 Result<std::pair<std::string, int>> parse_host_port(const std::string& text) {
@@ -123,8 +124,13 @@ Runner add_mcp_command(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
   command->add_flag("--test-tools", options->test_tools,
                     "also offer diagnostic tools for client tests (test_wait)");
+  command->add_flag("--conformance-fixtures", options->conformance_fixtures,
+                    "also offer the fixture tools, resources and prompts (test_simple_text, "
+                    "test://static-text, ...) that the MCP conformance suite calls; for testing "
+                    "kiln's protocol machinery only");
   return [options, &global]() -> int {
-    auto server = make_server(global, options->run_dir, options->test_tools);
+    auto server =
+        make_server(global, options->run_dir, options->test_tools, options->conformance_fixtures);
     if (!server) {
       spdlog::error("{}", server.error().message);
       return 1;

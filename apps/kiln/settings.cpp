@@ -34,7 +34,8 @@ fs::path resolve_tasks_dir(const GlobalOptions& options) {
 }
 
 Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options,
-                                                 const fs::path& run_dir, bool test_tools) {
+                                                 const fs::path& run_dir, bool test_tools,
+                                                 bool conformance_fixtures) {
   mcp::ServerInfo info;
   info.version = version();
   info.instructions =
@@ -49,6 +50,7 @@ Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options,
   // and the demo work on embedded defaults; a run directory names its own.
   config.default_task = options.task.empty() ? std::string(kDefaultTask) : options.task;
   config.test_tools = test_tools;
+  config.conformance_fixtures = conformance_fixtures;
   if (auto status = tools::register_toolbox(*server, config); !status) return status.error();
   return server;
 }

@@ -28,9 +28,11 @@ void setup_logging(const std::string& level);
 
 std::filesystem::path resolve_tasks_dir(const GlobalOptions& options);
 
-// A server with every tool, resource and prompt registered.
+// A server with every tool, resource and prompt registered; `test_tools` adds the
+// diagnostic tools, `conformance_fixtures` the MCP conformance suite's fixtures.
 Result<std::unique_ptr<mcp::Server>> make_server(const GlobalOptions& options,
                                                  const std::filesystem::path& run_dir,
-                                                 bool test_tools);
+                                                 bool test_tools,
+                                                 bool conformance_fixtures = false);
 
 }  // namespace kiln::cli

@@ -27,7 +27,7 @@ void CallContext::progress(double done, std::optional<double> total, const std::
 }
 
 void CallContext::log(LogLevel level, const std::string& logger, const nlohmann::json& data) {
-  if (level < min_level_->load()) return;
+  if (!min_level_ || level < min_level_->load()) return;
   send_(make_notification("notifications/message",
                           {{"level", log_level_name(level)}, {"logger", logger}, {"data", data}}));
 }

@@ -14,6 +14,7 @@
 #include "kiln/mcp/json_rpc.h"
 #include "kiln/mcp/protocol_version.h"
 #include "kiln/mcp/session.h"
+#include "kiln/mcp/stateless_http.h"
 
 namespace kiln::mcp {
 namespace {
@@ -47,6 +48,21 @@ void reply_error(httplib::Response& response, int status, const std::string& mes
 bool is_initialize(const json& body) {
   return body.is_object() && body.contains("id") && body.contains("method") &&
          body["method"] == "initialize";
+}
+
+// A POST of the stateless revision: a request with no session, from a client that
+// did not name an initialize-era revision in MCP-Protocol-Version.
+bool is_stateless_post(const httplib::Request& request, const json& body) {
+  if (request.has_header(kSessionHeader) || !body.is_object()) return false;
+  if (!body.contains("id") || !body.contains("method")) return false;
+  // Even an initialize that carries the stateless _meta is of that era (and unknown to it).
+  const bool stateless_meta = body.contains("params") && body["params"].is_object() &&
+                              body["params"].contains("_meta") &&
+                              body["params"]["_meta"].is_object() &&
+                              body["params"]["_meta"].contains(meta_key::kProtocolVersion);
+  if (is_initialize(body) && !stateless_meta) return false;
+  auto version = request_header(request, kVersionHeader);
+  return !version || !is_supported_protocol_version(*version);
 }
 
 }  // namespace
@@ -228,6 +244,10 @@ class HttpTransport::Impl {
       return;
     }
     const json& body = std::get<json>(parsed);
+    if (is_stateless_post(request, body)) {
+      post_stateless(request, response, body);
+      return;
+    }
 
     std::shared_ptr<HttpSession> session;
     if (!request.has_header(kSessionHeader) && is_initialize(body)) {
@@ -249,16 +269,13 @@ class HttpTransport::Impl {
     }
     response.set_header(kSessionHeader, session->id());
 
-    std::string accept = request.get_header_value("Accept");
-    bool sse_allowed = accept.empty() || accept.find("text/event-stream") != std::string::npos ||
-                       accept.find("*/*") != std::string::npos;
     if (body.is_array() && !protocol_allows_batches(session->session().protocol_version())) {
       reply_error(response, 400,
                   "JSON-RPC batches are not part of protocol revision " +
                       session->session().protocol_version() + "; send each message on its own");
       return;
     }
-    auto exchange = std::make_shared<Exchange>(body, sse_allowed);
+    auto exchange = std::make_shared<Exchange>(body, sse_allowed(request));
     if (!session->deliver(body, exchange)) {
       reply_error(response, 400,
                   "a request id in this message is already in use by a request in flight");
@@ -273,7 +290,49 @@ class HttpTransport::Impl {
     answer(exchange, response);
   }
 
-  static void answer(const std::shared_ptr<Exchange>& exchange, httplib::Response& response) {
+  // A stateless request: checked against its headers, then answered by a session of
+  // its own that lives as long as its reply (the SSE stream, when there is one);
+  // closing that stream cancels the request, as the revision says.
+  void post_stateless(const httplib::Request& request, httplib::Response& response,
+                      const json& body) {
+    auto parsed = parse_message(body);
+    if (auto* rejected = std::get_if<RejectedMessage>(&parsed)) {
+      if (options_.recorder) options_.recorder->incoming(body);
+      response.status = 400;
+      response.set_content(json_text(make_error_response(rejected->id, rejected->error)),
+                           "application/json");
+      return;
+    }
+    const Message& message = std::get<Message>(parsed);
+    try {
+      check_stateless_post(message,
+                           [&request](const char* name) { return request_header(request, name); });
+    } catch (const RpcFailure& failure) {
+      json reply = make_error_response(message.id, failure.error);
+      if (options_.recorder) {
+        options_.recorder->incoming(body);
+        options_.recorder->outgoing(reply);
+      }
+      response.status = 400;
+      response.set_content(json_text(reply), "application/json");
+      return;
+    }
+    auto session = std::make_shared<HttpSession>(server_, "", options_.recorder);
+    auto exchange = std::make_shared<Exchange>(body, sse_allowed(request));
+    session->deliver(body, exchange);
+    answer(exchange, response, session);
+  }
+
+  static bool sse_allowed(const httplib::Request& request) {
+    std::string accept = request.get_header_value("Accept");
+    return accept.empty() || accept.find("text/event-stream") != std::string::npos ||
+           accept.find("*/*") != std::string::npos;
+  }
+
+  // `stateless` keeps that request's session alive until its reply is sent, and
+  // gives its errors the HTTP status the stateless revision assigns them.
+  static void answer(const std::shared_ptr<Exchange>& exchange, httplib::Response& response,
+                     std::shared_ptr<HttpSession> stateless = nullptr) {
     Exchange::FirstEvent first = exchange->wait_first();
     if (first == Exchange::FirstEvent::kNothing) {
       response.status = 202;
@@ -282,13 +341,19 @@ class HttpTransport::Impl {
     if (first == Exchange::FirstEvent::kAllResponses) {
       json body = exchange->json_body();
       response.status = exchange->has_requests() ? 200 : 400;  // only rejections of a bad message
+      if (stateless && body.is_object() && body.contains("error") && body["error"].is_object()) {
+        const json& error = body["error"];
+        response.status = stateless_http_status(
+            RpcError{error.value("code", error_code::kInternalError), "", nullptr});
+      }
       response.set_content(json_text(body), "application/json");
       return;
     }
     response.status = 200;
     response.set_header("Cache-Control", "no-cache");
+    response.set_header("X-Accel-Buffering", "no");
     response.set_chunked_content_provider(
-        "text/event-stream", [exchange](size_t, httplib::DataSink& sink) {
+        "text/event-stream", [exchange, stateless](size_t, httplib::DataSink& sink) {
           json event;
           while (exchange->next_event(event)) {
             std::string frame = "event: message\ndata: " + json_text(event) + "\n\n";

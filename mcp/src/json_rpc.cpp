@@ -82,6 +82,10 @@ std::variant<Message, RejectedMessage> parse_message(const json& value) {
   return message;
 }
 
+void fail(int code, std::string message, json data) {
+  throw RpcFailure{RpcError{code, std::move(message), std::move(data)}};
+}
+
 json make_result(const json& id, json result) {
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }

@@ -73,9 +73,9 @@ bool ResourceRegistry::knows(const std::string& uri) const {
 Result<json> ResourceRegistry::read(const std::string& uri) const {
   auto contents = [&](Result<ResourceContents> read) -> Result<json> {
     if (!read) return read.error();
-    return json{
-        {"contents",
-         json::array({{{"uri", uri}, {"mimeType", read->mime_type}, {"text", read->text}}})}};
+    return json{{"contents", json::array({{{"uri", uri},
+                                           {"mimeType", read->mime_type},
+                                           {read->binary ? "blob" : "text", read->text}}})}};
   };
   for (const auto& r : resources_)
     if (r.uri == uri) return contents(r.read());
@@ -84,6 +84,19 @@ Result<json> ResourceRegistry::read(const std::string& uri) const {
       return contents(t.read(*variables));
   return make_error("unknown resource " + uri +
                     "; call resources/list and resources/templates/list");
+}
+
+Result<json> ResourceRegistry::complete(const std::string& uri_template, const std::string& name,
+                                        const std::string& prefix,
+                                        const std::map<std::string, std::string>& context) const {
+  for (const auto& t : templates_) {
+    if (t.uri_template != uri_template) continue;
+    auto completer = t.complete.find(name);
+    if (completer == t.complete.end()) return completion_result({}, prefix);
+    return completion_result(completer->second(context), prefix);
+  }
+  return make_error("no resource template " + uri_template +
+                    "; call resources/templates/list for the templates kiln offers");
 }
 
 }  // namespace kiln::mcp

@@ -160,10 +160,16 @@ std::optional<std::string> check_object(const json& schema, const json& value,
       }
     }
   }
-  bool closed = schema.contains("additionalProperties") && schema["additionalProperties"] == false;
+  const json* additional = nullptr;
+  if (auto it = schema.find("additionalProperties"); it != schema.end()) additional = &*it;
+  const bool closed = additional != nullptr && *additional == false;
   for (const auto& [key, item] : value.items()) {
     auto property = properties.find(key);
     if (property == properties.end()) {
+      if (additional != nullptr && additional->is_object()) {
+        if (auto error = validate(*additional, item, child(path, key))) return error;
+        continue;
+      }
       if (closed) {
         std::string known;
         for (const auto& [name, unused] : properties.items())
@@ -178,10 +184,38 @@ std::optional<std::string> check_object(const json& schema, const json& value,
   return std::nullopt;
 }
 
+// anyOf, oneOf and allOf: the value against each alternative.
+std::optional<std::string> check_combinations(const json& schema, const json& value,
+                                              const std::string& path) {
+  if (auto all = schema.find("allOf"); all != schema.end() && all->is_array())
+    for (const auto& part : *all)
+      if (auto error = validate(part, value, path)) return error;
+  for (const char* key : {"anyOf", "oneOf"}) {
+    auto options = schema.find(key);
+    if (options == schema.end() || !options->is_array()) continue;
+    size_t matched = 0;
+    std::string first_problem;
+    for (const auto& option : *options) {
+      auto error = validate(option, value, path);
+      if (!error) ++matched;
+      if (error && first_problem.empty()) first_problem = *error;
+    }
+    const bool one = std::string(key) == "oneOf";
+    if (matched == 0)
+      return where(path) + ": matches none of the " + std::to_string(options->size()) +
+             " alternatives of `" + key + "` (the first says: " + first_problem + ")";
+    if (one && matched > 1)
+      return where(path) + ": matches " + std::to_string(matched) +
+             " alternatives of `oneOf`; exactly one may match";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> validate(const json& schema, const json& value,
                                     const std::string& path) {
   if (!schema.is_object()) return std::nullopt;  // `true` and `{}` accept everything
   if (auto error = check_type(schema, value, path)) return error;
+  if (auto error = check_combinations(schema, value, path)) return error;
   if (auto it = schema.find("enum"); it != schema.end()) {
     bool found = false;
     for (const auto& option : *it) found = found || option == value;
@@ -255,6 +289,37 @@ std::optional<std::string> check_keyword_value(const std::string& key, const jso
   return "unsupported schema keyword `" + key + "`";
 }
 
+// An output schema may nest, combine alternatives and type additionalProperties; every
+// keyword must still be one validate() checks (or an annotation), so a result is never
+// waved through by a keyword nobody reads.
+std::optional<std::string> check_output_keywords(const json& schema, const std::string& path) {
+  if (schema.is_boolean()) return std::nullopt;
+  if (!schema.is_object()) return path + ": a schema must be an object or a boolean";
+  for (const auto& [key, value] : schema.items()) {
+    if (key == "anyOf" || key == "oneOf" || key == "allOf") {
+      if (!value.is_array() || value.empty())
+        return path + ": `" + key + "` must be a non-empty array of schemas";
+      for (size_t i = 0; i < value.size(); ++i)
+        if (auto error =
+                check_output_keywords(value[i], path + "." + key + "[" + std::to_string(i) + "]"))
+          return error;
+      continue;
+    }
+    if (key == "additionalProperties" && value.is_object()) {
+      if (auto error = check_output_keywords(value, path + ".additionalProperties")) return error;
+      continue;
+    }
+    if (auto problem = check_keyword_value(key, value)) return path + ": " + *problem;
+    if (key == "items")
+      if (auto error = check_output_keywords(value, path + ".items")) return error;
+    if (key == "properties")
+      for (const auto& [name, property] : value.items())
+        if (auto error = check_output_keywords(property, path + ".properties." + name))
+          return error;
+  }
+  return std::nullopt;
+}
+
 bool declares_type(const json& schema, const std::string& type) {
   auto it = schema.find("type");
   if (it == schema.end()) return false;
@@ -291,6 +356,12 @@ std::optional<std::string> check_keywords(const json& schema, const std::string&
 
 std::optional<std::string> validate_against_schema(const json& schema, const json& value) {
   return validate(schema, value, "");
+}
+
+std::optional<std::string> check_output_schema(const json& schema) {
+  if (!schema.is_object() || !schema.contains("type") || schema["type"] != "object")
+    return "schema: the top level must be {\"type\": \"object\", ...}";
+  return check_output_keywords(schema, "schema");
 }
 
 std::optional<std::string> check_tool_schema(const json& schema) {

@@ -2,34 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "kiln/mcp/feature_methods.h"
 #include "kiln/mcp/protocol_version.h"
 
 namespace kiln::mcp {
 namespace {
-
-// A JSON-RPC error raised while dispatching; it never leaves this file.
-struct RpcFailure {
-  RpcError error;
-};
-
-[[noreturn]] void fail(int code, std::string message) {
-  throw RpcFailure{RpcError{code, std::move(message), nullptr}};
-}
-
-const json& object_params(const Message& message) {
-  static const json kEmpty = json::object();
-  if (message.params.is_null()) return kEmpty;
-  if (!message.params.is_object())
-    fail(error_code::kInvalidParams, "params of " + message.method + " must be an object");
-  return message.params;
-}
-
-std::string required_string(const json& params, const char* field, const std::string& method) {
-  auto it = params.find(field);
-  if (it == params.end() || !it->is_string())
-    fail(error_code::kInvalidParams, std::string(method) + " needs a string \"" + field + "\"");
-  return it->get<std::string>();
-}
 
 // clientInfo.name for the log, "?" when it is absent or not a string.
 std::string client_name(const json& params) {
@@ -45,6 +22,13 @@ json progress_token(const json& params) {
   auto token = meta->find("progressToken");
   if (token == meta->end() || !(token->is_string() || token->is_number_integer())) return nullptr;
   return *token;
+}
+
+// The tools/call result: the registry's result object, then the extra content blocks.
+json call_result(const ToolResult& result) {
+  json out = to_call_result(result);
+  for (const auto& block : result.extra_content) out["content"].push_back(block);
+  return out;
 }
 
 }  // namespace
@@ -139,15 +123,28 @@ void Session::handle_request(const Message& message) {
     }
     in_flight_[key] = request;
   }
-  if (message.method == "tools/call" && initialize_seen_) {
-    start_tool_call(message);
-    return;
-  }
   try {
-    answer(message.id, make_result(message.id, dispatch(message)));
+    const bool stateless = is_stateless_request(message);
+    ProtocolContext context = stateless ? read_request_meta(message) : session_context();
+    if (message.method == "tools/call" && (stateless || initialize_seen_)) {
+      start_tool_call(message, context);
+      return;
+    }
+    json result =
+        stateless ? dispatch_stateless(message, context) : dispatch_initialize_era(message);
+    answer(message.id, make_result(message.id, shape_result(context, message.method,
+                                                            std::move(result), server_.info())));
   } catch (const RpcFailure& failure) {
     answer(message.id, make_error_response(message.id, failure.error));
   }
+}
+
+ProtocolContext Session::session_context() const {
+  std::lock_guard lock(mutex_);
+  ProtocolContext context;
+  context.version = protocol_version_;
+  context.client_capabilities = client_capabilities_;
+  return context;
 }
 
 void Session::answer(const json& id, std::optional<json> response) {
@@ -163,50 +160,18 @@ void Session::answer(const json& id, std::optional<json> response) {
   outbox_.respond(id, std::move(response));
 }
 
-json Session::dispatch(const Message& message) {
+json Session::dispatch_initialize_era(const Message& message) {
   const std::string& method = message.method;
   if (method == "initialize") return initialize(object_params(message));
   if (method == "ping") return json::object();
-
-  static const char* kKnown[] = {"tools/list",
-                                 "tools/call",
-                                 "resources/list",
-                                 "resources/read",
-                                 "resources/templates/list",
-                                 "prompts/list",
-                                 "prompts/get",
-                                 "logging/setLevel"};
-  bool known = false;
-  for (const char* m : kKnown) known = known || method == m;
+  bool known = is_feature_method(method) || method == "tools/call" || method == "logging/setLevel";
   if (!known) fail(error_code::kMethodNotFound, "method not found: " + method);
   if (!initialize_seen_)
-    fail(error_code::kInvalidRequest, "the session is not initialized: send initialize first");
-
-  const json& params = object_params(message);
-  if (method == "tools/list") return server_.tools().list();
-  if (method == "resources/list") return server_.resources().list();
-  if (method == "resources/templates/list") return server_.resources().list_templates();
-  if (method == "resources/read") {
-    std::string uri = required_string(params, "uri", method);
-    auto contents = server_.resources().read(uri);
-    if (!contents) {
-      if (!server_.resources().knows(uri)) {
-        throw RpcFailure{
-            RpcError{error_code::kResourceNotFound, contents.error().message, json{{"uri", uri}}}};
-      }
-      fail(error_code::kInternalError, contents.error().message);
-    }
-    return *contents;
-  }
-  if (method == "prompts/list") return server_.prompts().list();
-  if (method == "prompts/get") {
-    std::string name = required_string(params, "name", method);
-    auto prompt = server_.prompts().get(name, params.value("arguments", json::object()));
-    if (!prompt) fail(error_code::kInvalidParams, prompt.error().message);
-    return *prompt;
-  }
+    fail(error_code::kInvalidRequest,
+         "the session is not initialized: send initialize first (or, for protocol revision "
+         "2026-07-28, put io.modelcontextprotocol/protocolVersion in the request's _meta)");
   if (method == "logging/setLevel") {
-    auto level = parse_log_level(required_string(params, "level", method));
+    auto level = parse_log_level(required_string(object_params(message), "level", method));
     if (!level)
       fail(error_code::kInvalidParams,
            "unknown log level; use debug, info, notice, warning, error, critical, alert or "
@@ -214,7 +179,26 @@ json Session::dispatch(const Message& message) {
     log_level_->store(*level);
     return json::object();
   }
-  fail(error_code::kMethodNotFound, "method not found: " + method);  // tools/call before initialize
+  if (method == "tools/call") fail(error_code::kMethodNotFound, "method not found: " + method);
+  return answer_feature_method(server_, message, session_context());
+}
+
+json Session::dispatch_stateless(const Message& message, const ProtocolContext& context) {
+  if (message.method == "server/discover") return discover();
+  // initialize, ping, logging/setLevel, resources/(un)subscribe are not part of this
+  // revision; subscriptions/listen is, but kiln declares nothing that would change.
+  if (!is_feature_method(message.method))
+    fail(error_code::kMethodNotFound,
+         "method not found: " + message.method + " (protocol revision " + context.version + ")");
+  return answer_feature_method(server_, message, context);
+}
+
+json Session::discover() const {
+  json versions = json::array();
+  for (auto v : stateless_protocol_versions()) versions.push_back(std::string(v));
+  json result{{"supportedVersions", std::move(versions)}, {"capabilities", server_capabilities()}};
+  if (!server_.info().instructions.empty()) result["instructions"] = server_.info().instructions;
+  return result;
 }
 
 json Session::initialize(const json& params) {
@@ -232,15 +216,14 @@ json Session::initialize(const json& params) {
   {
     std::lock_guard lock(mutex_);
     protocol_version_ = version;
+    auto capabilities = params.find("capabilities");
+    if (capabilities != params.end() && capabilities->is_object())
+      client_capabilities_ = *capabilities;
   }
   const ServerInfo& info = server_.info();
   json result{
       {"protocolVersion", version},
-      {"capabilities",
-       {{"tools", {{"listChanged", false}}},
-        {"resources", {{"subscribe", false}, {"listChanged", false}}},
-        {"prompts", {{"listChanged", false}}},
-        {"logging", json::object()}}},
+      {"capabilities", server_capabilities()},
       {"serverInfo", {{"name", info.name}, {"title", info.title}, {"version", info.version}}}};
   if (!info.instructions.empty()) result["instructions"] = info.instructions;
   spdlog::info("session initialized: client {} asked for {}, answered {}", client_name(params),
@@ -248,38 +231,52 @@ json Session::initialize(const json& params) {
   return result;
 }
 
-void Session::start_tool_call(const Message& message) {
+void Session::start_tool_call(const Message& message, const ProtocolContext& context) {
   std::shared_ptr<InFlight> request;
   {
     std::lock_guard lock(mutex_);
     request = in_flight_[id_key(message.id)];
   }
-  json params = message.params.is_object() ? message.params : json::object();
-  if (!params.contains("name") || !params["name"].is_string()) {
-    answer(message.id, make_error_response(
-                           message.id, RpcError{error_code::kInvalidParams,
-                                                "tools/call needs a string \"name\"", nullptr}));
-    return;
-  }
-  std::string name = params["name"].get<std::string>();
-  if (!server_.tools().contains(name)) {
-    answer(message.id, make_error_response(
-                           message.id, RpcError{error_code::kInvalidParams,
-                                                "unknown tool: " + name +
-                                                    "; call tools/list for the tools kiln offers",
-                                                nullptr}));
-    return;
-  }
+  const json& params = object_params(message);
+  std::string name = required_string(params, "name", "tools/call");
+  const Tool* tool = server_.tools().find(name);
+  if (!tool)
+    fail(error_code::kInvalidParams,
+         "unknown tool: " + name + "; call tools/list for the tools kiln offers");
+  json missing =
+      missing_client_capabilities(context.client_capabilities, tool->required_client_capabilities);
+  if (!missing.empty())
+    fail(error_code::kMissingRequiredClientCapability,
+         "tool " + name + " needs client capabilities the client did not declare: " +
+             missing.dump() + "; declare them, or use another tool",
+         json{{"requiredCapabilities", missing}});
   json arguments = params.value("arguments", json::object());
   json id = message.id;
   json token = progress_token(params);
+  // The initialize era keeps one level per session (logging/setLevel); a stateless
+  // request brings its own, and without one gets no log notifications.
+  std::shared_ptr<std::atomic<LogLevel>> level = log_level_;
+  if (context.stateless)
+    level =
+        context.log_level ? std::make_shared<std::atomic<LogLevel>>(*context.log_level) : nullptr;
+  ClientInput input = read_client_input(params, context, server_.request_state_seal());
   auto done = std::make_shared<std::atomic<bool>>(false);
 
   reap_workers(/*wait_all=*/false);
-  std::thread thread([this, id, name, arguments, token, request, done] {
-    CallContext context([this, id](json note) { outbox_.notify(note, id); }, token,
-                        request->cancelled, log_level_);
-    json result = server_.tools().call(name, arguments, context);
+  std::thread thread([this, id, name, arguments, token, request, done, level, context, input] {
+    CallContext call([this, id](json note) { outbox_.notify(note, id); }, token, request->cancelled,
+                     level);
+    call.set_input(input);
+    ToolResult outcome = server_.tools().run(name, arguments, call);
+    json result = outcome.input_required && input.can_ask
+                      ? input_required_result(*outcome.input_required, server_.request_state_seal())
+                      : call_result(outcome.input_required
+                                        ? ToolResult::error("tool " + name +
+                                                            " needs input from the client, which "
+                                                            "protocol revision 2026-07-28 carries; "
+                                                            "call it with that revision")
+                                        : outcome);
+    result = shape_result(context, "tools/call", std::move(result), server_.info());
     // A cancelled call ends without a response; answer() ignores it when the
     // cancellation already ended it, and ends it here when shutdown cancelled it.
     answer(id, request->cancelled->load()

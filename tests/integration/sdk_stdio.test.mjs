@@ -84,13 +84,26 @@ describe("stdio: raw JSON-RPC", () => {
     await s.stop();
   });
 
-  test("server/discover probe is answered at once with -32601 (DESIGN)", T, async () => {
+  test("server/discover (2026-07-28) is answered without initialize, and initialize still works after it", T, async () => {
     const s = open();
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "kiln-test", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
     const t0 = Date.now();
-    const resp = await s.request("server/discover", {}, 3_000);
-    assert.equal(resp.error?.code, -32601, `answer: ${JSON.stringify(resp)}`);
+    const resp = await s.request("server/discover", { _meta: meta }, 3_000);
+    assert.deepEqual(resp.result?.supportedVersions, ["2026-07-28"], `answer: ${JSON.stringify(resp)}`);
+    assert.equal(resp.result?.resultType, "complete");
+    assert.equal(resp.result?._meta?.["io.modelcontextprotocol/serverInfo"]?.name, "kiln");
     assert.ok(Date.now() - t0 < 2_000, "server/discover answer was slow");
-    // The connection must still be usable for the fallback initialize.
+    const tools = await s.request("tools/list", { _meta: meta });
+    assert.ok(tools.result?.tools?.some((t) => t.name === "get_task"), `tools/list: ${JSON.stringify(tools).slice(0, 300)}`);
+    assert.equal(tools.result?.cacheScope, "private");
+    // A probe without the 2026 _meta is refused at once (-32602), and the connection stays
+    // usable for the fallback initialize.
+    const bare = await s.request("server/discover", {}, 3_000);
+    assert.equal(bare.error?.code, -32602, `answer: ${JSON.stringify(bare)}`);
     const init = await s.initialize();
     assert.equal(init.result?.protocolVersion, NEWEST_VERSION);
     await s.stop();

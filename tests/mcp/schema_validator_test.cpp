@@ -284,5 +284,67 @@ TEST(CheckToolSchema, TopLevelTypeListIsRefusedWithoutThrowing) {
   EXPECT_TRUE(verdict.has_value());
 }
 
+TEST(ValidateAgainstSchema, AnyOfNeedsOneAlternative) {
+  json schema = {{"anyOf", {{{"type", "number"}}, {{"type", "string"}, {"enum", {"inf", "nan"}}}}}};
+  EXPECT_EQ(validate_against_schema(schema, 1.5), std::nullopt);
+  EXPECT_EQ(validate_against_schema(schema, "inf"), std::nullopt);
+  auto problem = validate_against_schema(schema, "big");
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_THAT(*problem, HasSubstr("none of the 2 alternatives of `anyOf`"));
+}
+
+TEST(ValidateAgainstSchema, OneOfNeedsExactlyOneAlternative) {
+  json schema = {{"oneOf", {{{"type", "integer"}}, {{"type", "number"}}}}};
+  EXPECT_EQ(validate_against_schema(schema, 1.5), std::nullopt);
+  auto both = validate_against_schema(schema, 2);
+  ASSERT_TRUE(both.has_value());
+  EXPECT_THAT(*both, HasSubstr("exactly one"));
+}
+
+TEST(ValidateAgainstSchema, AllOfNeedsEveryPart) {
+  json schema = {{"allOf", {{{"required", {"a"}}}, {{"required", {"b"}}}}}};
+  EXPECT_EQ(validate_against_schema(schema, json{{"a", 1}, {"b", 2}}), std::nullopt);
+  EXPECT_TRUE(validate_against_schema(schema, json{{"a", 1}}).has_value());
+}
+
+TEST(ValidateAgainstSchema, AdditionalPropertiesMayBeASchema) {
+  json counts = {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}};
+  EXPECT_EQ(validate_against_schema(counts, json{{"alu", 3}, {"fp32", 4}}), std::nullopt);
+  auto problem = validate_against_schema(counts, json{{"alu", "many"}});
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_THAT(*problem, HasSubstr("alu"));
+}
+
+TEST(ValidateAgainstSchema, NestedObjectsAreCheckedAtEveryLevel) {
+  json schema = {{"type", "object"},
+                 {"properties",
+                  {{"error",
+                    {{"type", "object"},
+                     {"properties", {{"code", {{"type", "string"}}}}},
+                     {"required", {"code"}}}}}}};
+  EXPECT_EQ(validate_against_schema(schema, json{{"error", {{"code", "x"}}}}), std::nullopt);
+  auto problem = validate_against_schema(schema, json{{"error", json::object()}});
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_THAT(*problem, HasSubstr("error.code"));
+}
+
+TEST(CheckOutputSchema, AcceptsNestingAndAlternativesButNotUnknownKeywords) {
+  json nested = {
+      {"type", "object"},
+      {"properties",
+       {{"rows",
+         {{"type", "array"},
+          {"items",
+           {{"type", "object"}, {"properties", {{"v", {{"anyOf", {{{"type", "number"}}}}}}}}}}}}}},
+      {"anyOf", {{{"required", {"rows"}}}, {{"required", {"error"}}}}}};
+  EXPECT_EQ(check_output_schema(nested), std::nullopt);
+  json odd = {{"type", "object"}, {"properties", {{"n", {{"multipleOf", 2}}}}}};
+  auto problem = check_output_schema(odd);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_THAT(*problem, HasSubstr("multipleOf"));
+  EXPECT_TRUE(check_output_schema(json{{"type", "array"}}).has_value());
+  EXPECT_TRUE(check_output_schema(json{{"type", "object"}, {"anyOf", json::array()}}).has_value());
+}
+
 }  // namespace
 }  // namespace kiln::mcp

@@ -201,13 +201,15 @@ TEST_F(SessionTest, PingIsAnsweredBeforeInitialize) {
   EXPECT_EQ(response["result"], json::object());
 }
 
-TEST_F(SessionTest, ServerDiscoverIsMethodNotFoundAtOnceEvenBeforeInitialize) {
+TEST_F(SessionTest, BareServerDiscoverIsRefusedAtOnceAndInitializeStillWorks) {
   session->handle(request(1, "server/discover"));
-  // Answered synchronously: the reply is there when handle() returns.
+  // Answered synchronously: the reply is there when handle() returns. Without the
+  // 2026-07-28 _meta the probe is invalid params; the client can fall back to initialize.
   auto replies = outbox.replies_to(1);
   ASSERT_EQ(replies.size(), 1u);
   ASSERT_TRUE(replies[0].response);
-  EXPECT_EQ((*replies[0].response)["error"]["code"], error_code::kMethodNotFound);
+  EXPECT_EQ((*replies[0].response)["error"]["code"], error_code::kInvalidParams);
+  EXPECT_EQ(initialize()["result"]["protocolVersion"], "2025-06-18");
 }
 
 TEST_F(SessionTest, UnknownMethodIsMethodNotFound) {
@@ -237,8 +239,8 @@ TEST_F(SessionTest, ToolsListListsTheTools) {
   json tools = exchange(request(2, "tools/list"))["result"]["tools"];
   std::vector<std::string> names;
   for (const auto& tool : tools) names.push_back(tool["name"]);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"echo", "fail", "log", "progress", "slow", "uncancellable"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"ask_name", "echo", "fail", "log", "needs_sampling",
+                                             "progress", "slow", "uncancellable"}));
 }
 
 TEST_F(SessionTest, ToolCallSucceedsWithStructuredContent) {
@@ -509,6 +511,182 @@ TEST_F(SessionTest, ShutdownEndsEveryRequestInFlightExactlyOnce) {
   auto replies = outbox.replies_to(1);
   ASSERT_EQ(replies.size(), 1u) << "the outbox never heard that request 1 ended";
   EXPECT_FALSE(replies[0].response.has_value());
+}
+
+// ---- protocol revision 2026-07-28: stateless requests beside the initialize era ----
+
+json stateless_meta(json capabilities = json::object()) {
+  return json{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+              {"io.modelcontextprotocol/clientInfo", {{"name", "test"}, {"version", "1"}}},
+              {"io.modelcontextprotocol/clientCapabilities", std::move(capabilities)}};
+}
+
+json stateless(const json& id, const std::string& method, json params = json::object(),
+               json meta = stateless_meta()) {
+  params["_meta"] = std::move(meta);
+  return request(id, method, std::move(params));
+}
+
+TEST_F(SessionTest, DiscoverIsAnsweredWithoutInitialize) {
+  json result = exchange(stateless(1, "server/discover"))["result"];
+  EXPECT_EQ(result["supportedVersions"], json::array({"2026-07-28"}));
+  EXPECT_TRUE(result["capabilities"].contains("completions"));
+  EXPECT_TRUE(result["capabilities"].contains("tools"));
+  EXPECT_EQ(result["resultType"], "complete");
+  EXPECT_EQ(result["ttlMs"], 0);
+  EXPECT_EQ(result["cacheScope"], "private");
+  EXPECT_EQ(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "kiln-test");
+  EXPECT_FALSE(session->initialized());
+}
+
+TEST_F(SessionTest, StatelessRequestWithoutRequiredMetaIsInvalidParams) {
+  json no_meta = exchange(request(1, "server/discover"));
+  EXPECT_EQ(no_meta["error"]["code"], error_code::kInvalidParams);
+  json meta = stateless_meta();
+  meta.erase("io.modelcontextprotocol/clientCapabilities");
+  json no_capabilities = exchange(stateless(2, "tools/list", json::object(), meta));
+  EXPECT_EQ(no_capabilities["error"]["code"], error_code::kInvalidParams);
+  EXPECT_THAT(no_capabilities["error"]["message"].get<std::string>(),
+              HasSubstr("clientCapabilities"));
+  meta = stateless_meta();
+  meta.erase("io.modelcontextprotocol/clientInfo");
+  EXPECT_TRUE(exchange(stateless(3, "tools/list", json::object(), meta)).contains("result"));
+}
+
+TEST_F(SessionTest, StatelessRequestForAnUnknownRevisionListsTheSupportedOnes) {
+  json meta = stateless_meta();
+  meta["io.modelcontextprotocol/protocolVersion"] = "2099-01-01";
+  json error = exchange(stateless(1, "server/discover", json::object(), meta))["error"];
+  EXPECT_EQ(error["code"], error_code::kUnsupportedProtocolVersion);
+  EXPECT_EQ(error["data"]["supported"], json::array({"2026-07-28"}));
+  EXPECT_EQ(error["data"]["requested"], "2099-01-01");
+}
+
+TEST_F(SessionTest, StatelessToolCallNeedsNoInitializeAndCarriesResultType) {
+  json result = exchange(
+      stateless(1, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "hi"}}}}))["result"];
+  EXPECT_EQ(result["resultType"], "complete");
+  EXPECT_EQ(result["structuredContent"], json({{"text", "hi"}}));
+  EXPECT_FALSE(result.contains("ttlMs")) << "tools/call results are not cacheable";
+}
+
+TEST_F(SessionTest, ListsCarryCachingHintsOnlyInTheStatelessRevision) {
+  for (const char* method :
+       {"tools/list", "prompts/list", "resources/list", "resources/templates/list"}) {
+    json result = exchange(stateless(method, method))["result"];
+    EXPECT_EQ(result["ttlMs"], 0) << method;
+    EXPECT_EQ(result["cacheScope"], "private") << method;
+  }
+  initialize();
+  json legacy = exchange(request(9, "tools/list"))["result"];
+  EXPECT_FALSE(legacy.contains("resultType"));
+  EXPECT_FALSE(legacy.contains("ttlMs"));
+}
+
+TEST_F(SessionTest, MethodsTheStatelessRevisionRemovedAreMethodNotFound) {
+  for (const char* method : {"initialize", "ping", "logging/setLevel", "resources/subscribe",
+                             "subscriptions/listen", "no/such"}) {
+    json error = exchange(stateless(method, method))["error"];
+    EXPECT_EQ(error["code"], error_code::kMethodNotFound) << method;
+  }
+  EXPECT_TRUE(session->protocol_version().empty()) << "a stateless initialize opens nothing";
+}
+
+TEST_F(SessionTest, StatelessToolCallLogsOnlyAtTheRequestsOwnLevel) {
+  exchange(stateless(1, "tools/call", {{"name", "log"}}));
+  EXPECT_TRUE(outbox.notes().empty()) << "no logLevel in _meta: no notifications/message";
+  json meta = stateless_meta();
+  meta["io.modelcontextprotocol/logLevel"] = "warning";
+  exchange(stateless(2, "tools/call", {{"name", "log"}}, meta));
+  auto notes = outbox.notes();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].message["params"]["level"], "warning");
+  EXPECT_EQ(notes[0].about, 2);
+}
+
+TEST_F(SessionTest, InitializeEraSessionKeepsWorkingBesideStatelessRequests) {
+  initialize("2025-11-25");
+  exchange(stateless(1, "server/discover"));
+  json result = exchange(tool_call(2, "echo", {{"text", "legacy"}}))["result"];
+  EXPECT_EQ(result["structuredContent"], json({{"text", "legacy"}}));
+  EXPECT_FALSE(result.contains("resultType"));
+  EXPECT_EQ(session->protocol_version(), "2025-11-25");
+}
+
+TEST_F(SessionTest, ToolNeedingAnUndeclaredClientCapabilityIsRefusedInBothEras) {
+  json error = exchange(stateless(1, "tools/call", {{"name", "needs_sampling"}}))["error"];
+  EXPECT_EQ(error["code"], error_code::kMissingRequiredClientCapability);
+  EXPECT_TRUE(error["data"]["requiredCapabilities"]["sampling"].is_object());
+  json declared = exchange(stateless(2, "tools/call", {{"name", "needs_sampling"}},
+                                     stateless_meta({{"sampling", json::object()}})));
+  EXPECT_TRUE(declared.contains("result")) << declared.dump();
+  initialize();
+  EXPECT_EQ(exchange(tool_call(3, "needs_sampling"))["error"]["code"],
+            error_code::kMissingRequiredClientCapability);
+}
+
+TEST_F(SessionTest, InputRequiredResultRoundTripsSealedRequestState) {
+  json first = exchange(stateless(1, "tools/call", {{"name", "ask_name"}}))["result"];
+  ASSERT_EQ(first["resultType"], "input_required") << first.dump();
+  EXPECT_EQ(first["inputRequests"]["name"]["method"], "elicitation/create");
+  std::string state = first["requestState"];
+  EXPECT_NE(state, "asked") << "the state leaves sealed";
+  json answers{{"name", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}};
+  json second = exchange(stateless(
+      2, "tools/call",
+      {{"name", "ask_name"}, {"inputResponses", answers}, {"requestState", state}}))["result"];
+  EXPECT_EQ(second["resultType"], "complete");
+  EXPECT_EQ(second["content"][0]["text"], "hello Ada");
+  json tampered = exchange(stateless(
+      3, "tools/call",
+      {{"name", "ask_name"}, {"inputResponses", answers}, {"requestState", state + "x"}}));
+  EXPECT_EQ(tampered["error"]["code"], error_code::kInvalidParams);
+}
+
+TEST_F(SessionTest, InputRequiredToolFailsPlainlyInTheInitializeEra) {
+  initialize();
+  json result = exchange(tool_call(2, "ask_name"))["result"];
+  EXPECT_EQ(result["isError"], true);
+  EXPECT_THAT(result["content"][0]["text"].get<std::string>(), HasSubstr("2026-07-28"));
+}
+
+TEST_F(SessionTest, CompletionCompletesPromptArgumentsAndTemplateVariablesInBothEras) {
+  json prompt = exchange(stateless(1, "completion/complete",
+                                   {{"ref", {{"type", "ref/prompt"}, {"name", "optimize"}}},
+                                    {"argument", {{"name", "goal"}, {"value", "la"}}}}))["result"];
+  EXPECT_EQ(prompt["completion"]["values"], json::array({"latency", "lanes"}));
+  EXPECT_EQ(prompt["completion"]["total"], 2);
+  EXPECT_EQ(prompt["completion"]["hasMore"], false);
+  initialize();
+  json ids =
+      exchange(request(2, "completion/complete",
+                       {{"ref", {{"type", "ref/resource"}, {"uri", "kiln://zoo/{id}/{file}"}}},
+                        {"argument", {{"name", "id"}, {"value", "gemm"}}}}))["result"];
+  EXPECT_EQ(ids["completion"]["values"], json::array({"gemm_a", "gemm_b"}));
+  json files =
+      exchange(request(3, "completion/complete",
+                       {{"ref", {{"type", "ref/resource"}, {"uri", "kiln://zoo/{id}/{file}"}}},
+                        {"argument", {{"name", "file"}, {"value", ""}}},
+                        {"context", {{"arguments", {{"id", "softmax"}}}}}}))["result"];
+  EXPECT_EQ(files["completion"]["values"], json::array({"kernel.cu"}));
+  json unknown = exchange(request(4, "completion/complete",
+                                  {{"ref", {{"type", "ref/prompt"}, {"name", "nope"}}},
+                                   {"argument", {{"name", "goal"}, {"value", ""}}}}));
+  EXPECT_EQ(unknown["error"]["code"], error_code::kInvalidParams);
+}
+
+TEST_F(SessionTest, InitializeDeclaresCompletions) {
+  EXPECT_TRUE(initialize()["result"]["capabilities"].contains("completions"));
+}
+
+TEST_F(SessionTest, UnknownResourceCodeFollowsTheRevision) {
+  json stateless_error =
+      exchange(stateless(1, "resources/read", {{"uri", "kiln://nope"}}))["error"];
+  EXPECT_EQ(stateless_error["code"], error_code::kInvalidParams);
+  EXPECT_EQ(stateless_error["data"]["uri"], "kiln://nope");
+  initialize();
+  json legacy = exchange(request(2, "resources/read", {{"uri", "kiln://nope"}}))["error"];
+  EXPECT_EQ(legacy["code"], error_code::kResourceNotFound);
 }
 
 }  // namespace

@@ -136,7 +136,7 @@ TEST_F(StdioTransportTest, EachResponseIsExactlyOneLineOfValidJson) {
   peer.send(line(request(1, "tools/list")));
   json tools = peer.read_message();
   EXPECT_EQ(tools["id"], 1);
-  EXPECT_EQ(tools["result"]["tools"].size(), 6u);
+  EXPECT_EQ(tools["result"]["tools"].size(), 8u);
   // A text with newlines still comes back on one line.
   peer.send(line(
       request(2, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "two\nlines\r\n"}}}})));
@@ -274,6 +274,21 @@ TEST_F(StdioTransportTest, RecorderWritesJsonlLinesForInAndOut) {
   EXPECT_EQ(records[2]["message"], json({{"raw", "not json"}}));
   EXPECT_EQ(records[3]["dir"], "out");
   EXPECT_EQ(records[3]["message"]["error"]["code"], error_code::kParseError);
+}
+
+TEST_F(StdioTransportTest, StatelessDiscoverAndToolCallNeedNoInitialize) {
+  StdioPeer peer(*server, {});
+  json meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+            {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+  peer.send(line(request(1, "server/discover", {{"_meta", meta}})));
+  json discover = peer.read_message();
+  EXPECT_EQ(discover["result"]["supportedVersions"], json::array({"2026-07-28"}));
+  peer.send(line(request(2, "tools/call",
+                         {{"name", "echo"}, {"arguments", {{"text", "hi"}}}, {"_meta", meta}})));
+  json call = peer.read_message();
+  EXPECT_EQ(call["id"], 2);
+  EXPECT_EQ(call["result"]["resultType"], "complete");
+  EXPECT_EQ(call["result"]["structuredContent"]["text"], "hi");
 }
 
 }  // namespace

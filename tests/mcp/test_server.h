@@ -152,6 +152,32 @@ inline Tool log_tool() {
   return tool;
 }
 
+// needs_sampling: declares that it needs the client's sampling capability.
+inline Tool needs_sampling_tool() {
+  Tool tool = make_tool("needs_sampling");
+  tool.required_client_capabilities = {{"sampling", json::object()}};
+  return tool;
+}
+
+// ask_name: asks the user's name (a multi round-trip request) with request state
+// "asked", then greets whoever the retry names.
+inline Tool ask_name_tool() {
+  Tool tool = make_tool("ask_name");
+  tool.handler = [](const json&, CallContext& context) {
+    ToolResult result;
+    const ClientInput& input = context.input();
+    if (input.request_state != "asked" || !input.responses.contains("name")) {
+      result.input_required = InputRequired{
+          {{"name", {{"method", "elicitation/create"}, {"params", {{"message", "Your name?"}}}}}},
+          "asked"};
+      return result;
+    }
+    result.text = "hello " + input.responses["name"]["content"]["name"].get<std::string>();
+    return result;
+  };
+  return tool;
+}
+
 // fail: throws, as a buggy handler would.
 inline Tool throwing_tool() {
   Tool tool = make_tool("fail");
@@ -168,7 +194,7 @@ inline std::unique_ptr<Server> make_test_server(std::shared_ptr<SlowProbe> probe
   info.instructions = "test server";
   auto server = std::make_unique<Server>(info);
   for (Tool tool : {echo_tool(), slow_tool(std::move(probe)), uncancellable_tool(), progress_tool(),
-                    log_tool(), throwing_tool()}) {
+                    log_tool(), throwing_tool(), needs_sampling_tool(), ask_name_tool()}) {
     auto status = server->tools().add(std::move(tool));
     if (!status) throw std::logic_error(status.error().message);
   }
@@ -176,19 +202,35 @@ inline std::unique_ptr<Server> make_test_server(std::shared_ptr<SlowProbe> probe
       Resource{"kiln://task", "task", "The task", "the task contract", "text/plain", [] {
                  return Result<ResourceContents>(ResourceContents{"text/plain", "task text"});
                }});
-  server->resources().add(ResourceTemplate{"kiln://zoo/{id}/{file}", "zoo", "Zoo file",
-                                           "a zoo entry's file", "text/plain",
-                                           [](const TemplateVariables& v) {
-                                             return Result<ResourceContents>(ResourceContents{
-                                                 "text/plain", v.at("id") + "/" + v.at("file")});
-                                           }});
-  server->prompts().add(Prompt{"optimize",
-                               "Optimize",
-                               "the run's prompt",
-                               {PromptArgument{"goal", "what to optimize", true}},
-                               [](const std::map<std::string, std::string>& args) {
-                                 return Result<std::string>("optimize for " + args.at("goal"));
-                               }});
+  ResourceTemplate zoo{"kiln://zoo/{id}/{file}",
+                       "zoo",
+                       "Zoo file",
+                       "a zoo entry's file",
+                       "text/plain",
+                       [](const TemplateVariables& v) {
+                         return Result<ResourceContents>(
+                             ResourceContents{"text/plain", v.at("id") + "/" + v.at("file")});
+                       }};
+  zoo.complete["id"] = [](const std::map<std::string, std::string>&) {
+    return std::vector<std::string>{"gemm_a", "gemm_b", "softmax"};
+  };
+  zoo.complete["file"] = [](const std::map<std::string, std::string>& context) {
+    return context.count("id") && context.at("id") == "softmax"
+               ? std::vector<std::string>{"kernel.cu"}
+               : std::vector<std::string>{"kernel.cu", "meta.json", "NOTES.md"};
+  };
+  server->resources().add(std::move(zoo));
+  server->prompts().add(
+      Prompt{"optimize",
+             "Optimize",
+             "the run's prompt",
+             {PromptArgument{"goal", "what to optimize", true,
+                             [](const std::map<std::string, std::string>&) {
+                               return std::vector<std::string>{"latency", "throughput", "lanes"};
+                             }}},
+             [](const std::map<std::string, std::string>& args) {
+               return Result<std::string>("optimize for " + args.at("goal"));
+             }});
   return server;
 }
 

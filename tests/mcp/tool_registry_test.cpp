@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "kiln/mcp/schema_validator.h"
 #include "test_server.h"
 
 namespace kiln::mcp {
@@ -143,7 +144,9 @@ TEST(ToolRegistryList, CarriesTitleSchemasAndAllFourHints) {
   EXPECT_EQ(entry["title"], "Benchmark a candidate");
   EXPECT_EQ(entry["description"], "Times the candidate.");
   EXPECT_EQ(entry["inputSchema"], tool.input_schema);
-  EXPECT_EQ(entry["outputSchema"], tool.output_schema);
+  // The declared schema, with the shared error shape the registry adds.
+  EXPECT_EQ(entry["outputSchema"], *output_schema_with_error(tool.output_schema));
+  EXPECT_EQ(entry["outputSchema"]["properties"]["result_id"], json({{"type", "string"}}));
   const json& hints = entry["annotations"];
   EXPECT_EQ(hints["readOnlyHint"], false);
   EXPECT_EQ(hints["destructiveHint"], true);
@@ -165,7 +168,11 @@ TEST(ToolRegistryCall, InvalidArgumentIsAnErrorResultNamingItAndTheHandlerNeverR
   json result = registry.call("count", json{{"steps", "many"}}, context);
   EXPECT_EQ(result["isError"], true);
   EXPECT_THAT(result["content"][0]["text"].get<std::string>(), HasSubstr("argument `steps`"));
-  EXPECT_FALSE(result.contains("structuredContent"));
+  const json& error = result["structuredContent"]["error"];
+  EXPECT_EQ(error["code"], "invalid_arguments");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("argument `steps`"));
+  EXPECT_THAT(result["content"][0]["text"].get<std::string>(),
+              HasSubstr(error["next_step"].get<std::string>()));
 
   json missing = registry.call("count", json::object(), context);
   EXPECT_EQ(missing["isError"], true);
@@ -205,21 +212,89 @@ TEST(ToolRegistryCall, HandlerExceptionBecomesAnErrorResult) {
   json result = registry.call("fail", json::object(), context);
   EXPECT_EQ(result["isError"], true);
   EXPECT_THAT(result["content"][0]["text"].get<std::string>(), HasSubstr("the handler broke"));
-  EXPECT_FALSE(result.contains("structuredContent"));
+  EXPECT_EQ(result["structuredContent"]["error"]["code"], "internal_error");
+  EXPECT_THAT(result["structuredContent"]["error"]["message"].get<std::string>(),
+              HasSubstr("the handler broke"));
 }
 
-TEST(ToolRegistryCall, ErrorResultFromTheHandlerHasNoStructuredContent) {
+TEST(ToolRegistryCall, ErrorResultFromTheHandlerCarriesTheErrorObject) {
   ToolRegistry registry;
   Tool tool = make_tool("no_gpu");
   tool.handler = [](const json&, CallContext&) {
-    return ToolResult::error("no GPU; run benchmark on a GPU host");
+    return ToolResult::error(ErrorCode::kNoRunner, "no GPU here", "run benchmark on a GPU host");
   };
   ASSERT_EQ(refusal(registry, tool), "");
   CallContext context = CallContext::detached();
   json result = registry.call("no_gpu", json::object(), context);
   EXPECT_EQ(result["isError"], true);
-  EXPECT_EQ(result["content"][0]["text"], "no GPU; run benchmark on a GPU host");
-  EXPECT_FALSE(result.contains("structuredContent"));
+  EXPECT_EQ(result["content"][0]["text"], "no GPU here\nnext: run benchmark on a GPU host");
+  EXPECT_EQ(result["structuredContent"], json({{"error",
+                                                {{"code", "no_runner"},
+                                                 {"message", "no GPU here"},
+                                                 {"next_step", "run benchmark on a GPU host"}}}}));
+}
+
+TEST(ToolRegistryCall, AnErrorResultWithoutTheErrorObjectGetsOneAndItsTextSaysIt) {
+  ToolRegistry registry;
+  Tool tool = make_tool("bare");
+  tool.handler = [](const json&, CallContext&) {
+    ToolResult result;
+    result.structured = json{{"partial", 1}};
+    result.text = "it broke";
+    result.is_error = true;
+    return result;
+  };
+  ASSERT_EQ(refusal(registry, tool), "");
+  CallContext context = CallContext::detached();
+  json result = registry.call("bare", json::object(), context);
+  EXPECT_EQ(result["structuredContent"]["partial"], 1);
+  const json& error = result["structuredContent"]["error"];
+  EXPECT_EQ(error["code"], "failed");
+  EXPECT_EQ(error["message"], "it broke");
+  EXPECT_EQ(error["next_step"], "");  // the message is all a bare failure says
+  EXPECT_EQ(result["content"][0]["text"], "it broke");
+}
+
+TEST(ToolRegistryCall, FailKeepsTheFactsOfTheWorkBesideTheError) {
+  ToolResult result;
+  result.structured = json{{"status", "failed"}, {"workloads", json::array({"a"})}};
+  result.fail(ErrorCode::kWrongAnswer, "workload a: 3 mismatches");
+  EXPECT_TRUE(result.is_error);
+  EXPECT_EQ(result.structured["status"], "failed");
+  EXPECT_EQ(result.structured["error"]["code"], "wrong_answer");
+  EXPECT_FALSE(result.structured["error"]["next_step"].get<std::string>().empty());
+}
+
+TEST(ToolRegistryAdd, EveryOutputSchemaAdmitsTheSharedErrorShape) {
+  ToolRegistry registry;
+  Tool tool = make_tool("shaped");
+  tool.output_schema = {{"type", "object"},
+                        {"properties", {{"steps", {{"type", "integer"}}}}},
+                        {"required", {"steps"}},
+                        {"additionalProperties", false}};
+  ASSERT_EQ(refusal(registry, tool), "");
+  const json& schema = registry.find("shaped")->output_schema;
+  EXPECT_EQ(schema["properties"]["error"], error_schema());
+  EXPECT_FALSE(schema.contains("required"));
+  EXPECT_EQ(validate_against_schema(schema, json{{"steps", 3}}), std::nullopt);
+  EXPECT_EQ(
+      validate_against_schema(schema, ToolResult::error(ErrorCode::kNotFound, "x").structured),
+      std::nullopt);
+  // Neither the success fields nor the error: refused by the schema.
+  EXPECT_NE(validate_against_schema(schema, json::object()), std::nullopt);
+  EXPECT_NE(validate_against_schema(schema, json{{"error", {{"code", "nope"}}}}), std::nullopt);
+  EXPECT_EQ(registry.list()["tools"][0]["outputSchema"], schema);
+}
+
+TEST(ToolRegistryAdd, RefusesAnOutputSchemaThatDeclaresErrorItselfOrAnUnknownKeyword) {
+  ToolRegistry registry;
+  Tool own = make_tool("own");
+  own.output_schema = {{"type", "object"}, {"properties", {{"error", {{"type", "string"}}}}}};
+  EXPECT_THAT(refusal(registry, own), HasSubstr("shared error shape"));
+  Tool odd = make_tool("odd");
+  odd.output_schema = {{"type", "object"},
+                       {"properties", {{"n", {{"type", "integer"}, {"multipleOf", 2}}}}}};
+  EXPECT_THAT(refusal(registry, odd), HasSubstr("multipleOf"));
 }
 
 // A call runs on a session's worker thread, where an escaping exception ends

@@ -94,6 +94,14 @@ TEST_F(BenchmarkToolTest, FailingCandidateIsAnErrorWithItsNumbersAndAResultId) {
   EXPECT_THAT(result.text, HasSubstr("expected 1.5 got 0.25"));
   EXPECT_THAT(result.text, HasSubstr("gate correctness FAILED"));
   EXPECT_THAT(result.text, HasSubstr("simulate"));
+  // The same facts, structured: which gate, which workload, the errors, what to do.
+  const json& error = result.structured["error"];
+  EXPECT_EQ(error["code"], "wrong_answer");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("gate(s) correctness"));
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("1/2 workloads passed"));
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("workload 16x4096x4096"));
+  EXPECT_THAT(error["next_step"].get<std::string>(), HasSubstr("simulate"));
+  EXPECT_THAT(result.text, HasSubstr(error["message"].get<std::string>()));
 }
 
 TEST_F(BenchmarkToolTest, ASubsetOfWorkloadsIsNotScored) {
@@ -149,6 +157,7 @@ TEST_F(BenchmarkToolTest, BuildErrorsShowTheBuildLog) {
   auto result = call("benchmark", {{"source", fake_source("build_error")}});
   EXPECT_TRUE(result.is_error);
   EXPECT_THAT(result.text, HasSubstr("ERROR in stage build"));
+  EXPECT_EQ(result.structured["error"]["code"], "compile_error");
   EXPECT_THAT(result.text, HasSubstr("build log:"));
   EXPECT_THAT(result.text, HasSubstr("expected a \";\""));
 }

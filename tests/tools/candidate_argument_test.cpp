@@ -102,12 +102,18 @@ TEST_F(CandidateArgumentTest, BadCandidatesAreRefusedWordForWordTheSameInEveryTo
 TEST_F(CandidateArgumentTest, TheOldNameGivesTheSameRefusalPlusTheDeprecationNote) {
   start(false);
   for (const std::string& tool : kToolsThatHadPath) {
-    const std::string with_new = call(tool, {{"candidate", "nope.cu"}}).text;
+    auto with_new = call(tool, {{"candidate", "nope.cu"}});
     auto with_old = call(tool, {{"path", "nope.cu"}});
     EXPECT_TRUE(with_old.is_error) << tool;
-    EXPECT_THAT(with_old.text, StartsWith(with_new + "\n")) << tool;
+    const json& new_error = with_new.structured["error"];
+    const json& old_error = with_old.structured["error"];
+    EXPECT_THAT(old_error["message"].get<std::string>(),
+                StartsWith(new_error["message"].get<std::string>() + "\n"))
+        << tool;
+    EXPECT_EQ(old_error["code"], new_error["code"]) << tool;
+    EXPECT_EQ(old_error["next_step"], new_error["next_step"]) << tool;
     EXPECT_THAT(with_old.text, HasSubstr(kNote)) << tool;
-    EXPECT_THAT(with_new, Not(HasSubstr(kNote))) << tool;
+    EXPECT_THAT(with_new.text, Not(HasSubstr(kNote))) << tool;
   }
   // A refusal after the candidate is known: simulate's unknown workload.
   kiln::testing::write_text(run_dir_ / kScratch, kKernel);

@@ -16,7 +16,7 @@ TEST_F(CheckToolsTest, SynccheckGpuEngineReportsSanitizerFindings) {
   start();
   auto result =
       call("synccheck", {{"source", fake_source("sanitize_findings")}, {"engine", "gpu"}});
-  EXPECT_TRUE(result.is_error) << result.text;
+  EXPECT_FALSE(result.is_error) << result.text;  // findings are the check working
   EXPECT_EQ(result.structured["engine"], "gpu");
   EXPECT_EQ(result.structured["verdict"], "findings");
   ASSERT_EQ(result.structured["findings"].size(), 1u);
@@ -29,7 +29,7 @@ TEST_F(CheckToolsTest, SynccheckGpuEngineReportsSanitizerFindings) {
 TEST_F(CheckToolsTest, RacecheckReportsADataRace) {
   start();
   auto result = call("racecheck", {{"source", fake_source("sanitize_findings")}});
-  EXPECT_TRUE(result.is_error) << result.text;
+  EXPECT_FALSE(result.is_error) << result.text;
   ASSERT_EQ(result.structured["findings"].size(), 1u);
   EXPECT_EQ(result.structured["findings"][0]["kind"], "data_race");
   EXPECT_THAT(result.text, HasSubstr("kernel.cu:7"));
@@ -42,10 +42,12 @@ TEST_F(CheckToolsTest, ACleanRunIsClean) {
   EXPECT_EQ(result.structured["verdict"], "clean");
 }
 
-TEST_F(CheckToolsTest, AJobThatCouldNotCheckIsIncomplete) {
+TEST_F(CheckToolsTest, AJobThatCouldNotCheckIsIncompleteAndAnError) {
   start();
   auto result = call("racecheck", {{"source", fake_source("build_error")}});
   EXPECT_EQ(result.structured["verdict"], "incomplete") << result.text;
+  EXPECT_TRUE(result.is_error);
+  EXPECT_EQ(result.structured["error"]["code"], "compile_error");
   EXPECT_THAT(result.text, HasSubstr("stage build"));
 }
 
@@ -53,6 +55,7 @@ TEST_F(CheckToolsTest, WithoutARunnerRacecheckSaysHowToGetOne) {
   start(false);
   auto result = call("racecheck", {{"source", fake_source("pass")}});
   EXPECT_TRUE(result.is_error);
+  EXPECT_EQ(result.structured["error"]["code"], "no_runner");
   EXPECT_THAT(result.text, HasSubstr("KILN_RUNNER"));
 }
 

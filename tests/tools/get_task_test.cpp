@@ -62,7 +62,9 @@ TEST_F(GetTaskTest, OutputSatisfiesItsOwnOutputSchemaRequiredFields) {
   auto result = call(json::object());
   const mcp::Tool* tool = server_.tools().find("get_task");
   ASSERT_NE(tool, nullptr);
-  for (const auto& field : tool->output_schema["required"]) {
+  // The success branch of the schema (the other is the shared error shape).
+  ASSERT_TRUE(tool->output_schema.contains("anyOf"));
+  for (const auto& field : tool->output_schema["anyOf"][0]["required"]) {
     EXPECT_TRUE(result.structured.contains(field.get<std::string>())) << field;
   }
 }

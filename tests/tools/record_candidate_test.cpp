@@ -15,14 +15,6 @@ namespace {
 using namespace kiln::runner::testing;
 using ::testing::HasSubstr;
 
-class FixedPtx : public frontier::PtxHasher {
- public:
-  Result<std::string> fingerprint(const std::string& source) override {
-    return std::string(64, source.find("same-ptx") != std::string::npos ? 'e' : 'f') +
-           std::to_string(source.size());
-  }
-};
-
 class RecordCandidateTest : public ToolTest {
  protected:
   void SetUp() override {

@@ -9,11 +9,22 @@
 #include <memory>
 #include <mutex>
 
+#include "kiln/frontier/run_frontier.h"
 #include "kiln/mcp/server.h"
 #include "kiln/tools/toolbox.h"
 #include "runner_fixture.h"
 
 namespace kiln::runner::testing {
+
+// A PTX fingerprint without nvcc: sources that contain "same-ptx" share one, others differ by
+// their length (record_candidate's duplicate check, without compiling).
+class FixedPtx : public frontier::PtxHasher {
+ public:
+  Result<std::string> fingerprint(const std::string& source) override {
+    return std::string(64, source.find("same-ptx") != std::string::npos ? 'e' : 'f') +
+           std::to_string(source.size());
+  }
+};
 
 class ToolTest : public ::testing::Test {
  protected:

@@ -226,9 +226,10 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
       .read_only = true, .destructive = false, .idempotent = false, .open_world = true};
   tool.handler = [jobs](const json& arguments, mcp::CallContext& context) {
     auto task = jobs->task(arguments.value("task", ""));
-    if (!task) return mcp::ToolResult::error(task.error().message);
+    if (!task) return mcp::ToolResult::error(mcp::ErrorCode::kNotFound, task.error().message);
     auto candidate = jobs->candidate(arguments);
-    if (!candidate) return mcp::ToolResult::error(candidate.error().message);
+    if (!candidate)
+      return mcp::ToolResult::error(mcp::ErrorCode::kInvalidArguments, candidate.error().message);
     runner::JobSpec spec;
     spec.kind = runner::JobKind::kBenchmark;
     spec.candidate_source = candidate->source;
@@ -241,16 +242,17 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
         std::string names;
         for (const auto& workload : (*task)->workloads)
           names += (names.empty() ? "" : ", ") + workload.name;
-        return mcp::ToolResult::error("`" + name + "` is not a workload of " + (*task)->name +
-                                      "; the workloads are " + names);
+        return mcp::ToolResult::error(mcp::ErrorCode::kNotFound,
+                                      "`" + name + "` is not a workload of " + (*task)->name +
+                                          "; the workloads are " + names);
       }
     }
     size_t total = spec.workloads.empty() ? (*task)->workloads.size() : spec.workloads.size();
     auto job = jobs->run(**task, spec, *candidate, context, total);
-    if (!job) return mcp::ToolResult::error(job.error().message);
+    if (!job) return mcp::ToolResult::error(mcp::ErrorCode::kNoRunner, job.error().message);
+    const std::string next = next_step(job->result, job->result_id, !spec.workloads.empty());
     std::string text = summary_text(job->result, job->result_id, job->job_id, job->runner) +
-                       gates_text(job->result) + rows_text(job->result) +
-                       next_step(job->result, job->result_id, !spec.workloads.empty());
+                       gates_text(job->result) + rows_text(job->result) + next;
     if (job->result.contains("build") && job->result["build"].is_object() &&
         job->result.value("stage", "") == "build" && job->result.value("status", "") != "passed")
       text +=
@@ -258,7 +260,9 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
     else if (job->result.contains("log_tail"))
       text += "worker log (tail):\n" + clip_tail(job->result.value("log_tail", ""), kMaxLogChars) +
               "\n";
-    return to_tool_result(*job, text);
+    // "next: ...\n" as the error's next_step, so the text says it once.
+    const std::string step = next.empty() ? "" : next.substr(6, next.size() - 7);
+    return to_tool_result(*job, text, step);
   };
   return tool;
 }

@@ -25,7 +25,7 @@ mcp::ToolResult check_report_result(const check::CheckReport& report,
                     {"errors", errors},         {"offset", begin},
                     {"notes", report.notes}};
   for (const auto& [key, value] : options.extra.items()) out.structured[key] = value;
-  out.is_error = report.verdict == check::Verdict::Findings || options.extra.contains("error");
+  // Findings are the check working: the result is not isError (README.md, "Tool results").
 
   std::ostringstream text;
   text << options.tool << " (" << options.engine << ", " << options.where
@@ -75,11 +75,10 @@ json check_input_schema(const json& extra_properties) {
   return schema;
 }
 
-mcp::ToolResult check_refusal(const std::string& engine, const std::string& message) {
-  mcp::ToolResult result;
-  result.structured = json{{"engine", engine}, {"error", message}};
-  result.text = message;
-  result.is_error = true;
+mcp::ToolResult check_refusal(const std::string& engine, mcp::ErrorCode code,
+                              const std::string& message, const std::string& next_step) {
+  mcp::ToolResult result = mcp::ToolResult::error(code, message, next_step);
+  result.structured["engine"] = engine;
   return result;
 }
 
@@ -96,8 +95,7 @@ json check_report_schema() {
                 {"arch", {{"type", "string"}}},
                 {"compile", {{"type", "object"}}},
                 {"job_id", {{"type", "string"}}},
-                {"runner", {{"type", "string"}}},
-                {"error", {{"type", "string"}}}}},
+                {"runner", {{"type", "string"}}}}},
               {"required", {"engine"}}};
 }
 

@@ -25,7 +25,9 @@ nlohmann::json check_report_schema();
 // The inputSchema of a check tool: the candidate (add_candidate_properties, with the deprecated
 // `path`), task, workload, limit, offset, plus `extra` properties of its own.
 nlohmann::json check_input_schema(const nlohmann::json& extra_properties);
-// A refusal (bad argument, no runner, ...) as an isError result of a check tool.
-mcp::ToolResult check_refusal(const std::string& engine, const std::string& message);
+// A check that could not run (bad argument, no runner, a candidate that does not build) as an
+// isError result of a check tool. Findings are never a refusal: the check did its work.
+mcp::ToolResult check_refusal(const std::string& engine, mcp::ErrorCode code,
+                              const std::string& message, const std::string& next_step = "");
 
 }  // namespace kiln::tools

@@ -27,13 +27,24 @@ std::string seconds_text(double seconds) {
   return text;
 }
 
-mcp::ToolResult refusal(const std::string& message) {
-  mcp::ToolResult result;
-  result.structured = json{{"ok", false}, {"error", message}};
-  result.text = message;
-  result.is_error = true;
+// A compile that did not run: the error, and `ok: false`.
+mcp::ToolResult refusal(mcp::ErrorCode code, const std::string& message) {
+  mcp::ToolResult result = mcp::ToolResult::error(code, message);
+  result.structured["ok"] = false;
   return result;
 }
+
+// "kernel.cu does not compile for sm_90a: 2 error(s); first: kernel.cu:3:1: error: ..."
+std::string failure_message(const compiler::CompileResult& result) {
+  std::string message = result.file_name + " does not compile for " + result.arch + ": " +
+                        std::to_string(result.errors()) + " error(s)";
+  for (const auto& d : result.diagnostics)
+    if (d.is_error()) return message + "; first: " + d.to_string();
+  return message;
+}
+
+constexpr const char* kFixAndCompile =
+    "fix the errors above (file:line:column), then compile again";
 
 std::string block_size_text(const compiler::KernelReport& k) {
   if (k.block_size_source == "reqntid") return " from .reqntid";
@@ -85,7 +96,6 @@ mcp::ToolResult to_tool_result(const compiler::CompileResult& result, const std:
   for (size_t i = 0; i < result.kernels.size() && i < kMaxKernels; ++i)
     kernels.push_back(result.kernels[i].to_json());
   mcp::ToolResult out;
-  out.is_error = !result.ok;
   out.structured = {{"ok", result.ok},
                     {"cache_hit", result.cache_hit},
                     {"seconds", result.seconds},
@@ -118,7 +128,8 @@ mcp::ToolResult to_tool_result(const compiler::CompileResult& result, const std:
   for (const auto& note : result.notes) text << "note: " << note << "\n";
   if (!result.ptx_path.empty()) text << "PTX: " << result.ptx_path.string() << "\n";
   if (!result.ok) {
-    text << "next: fix the errors above (file:line:column), then compile again\n";
+    text << failure_message(result) << "\nnext: " << kFixAndCompile << "\n";
+    out.fail(mcp::ErrorCode::kCompileError, failure_message(result), kFixAndCompile);
   } else {
     text << "next: simulate checks results on the CPU; benchmark times it on the GPU\n";
   }
@@ -166,10 +177,12 @@ json input_schema() {
 // The compile of a resolved candidate: every refusal after the candidate is known.
 mcp::ToolResult compile_resolved(CandidateCompiler& compiler, const json& arguments,
                                  const Candidate& candidate) {
+  // The request's and the compiler's refusals are about what the call asked for: the task,
+  // arch, flags and block size (or, rarely, a toolchain that is not there: the message says).
   auto request = compiler.request(arguments, candidate);
-  if (!request) return refusal(request.error().message);
+  if (!request) return refusal(mcp::ErrorCode::kInvalidArguments, request.error().message);
   auto result = compiler::compile_candidate(*request);
-  if (!result) return refusal(result.error().message);
+  if (!result) return refusal(mcp::ErrorCode::kInvalidArguments, result.error().message);
   return to_tool_result(*result, request->sm_limits ? request->sm_limits->source : "none");
 }
 
@@ -190,8 +203,7 @@ json output_schema() {
                 {"kernels_total", {{"type", "integer"}}},
                 {"notes", {{"type", "array"}, {"items", {{"type", "string"}}}}},
                 {"ptx_path", {{"type", "string"}}},
-                {"key", {{"type", "string"}}},
-                {"error", {{"type", "string"}}}}},
+                {"key", {{"type", "string"}}}}},
               {"required", {"ok"}}};
 }
 
@@ -216,7 +228,7 @@ mcp::Tool make_compile_tool(std::shared_ptr<CandidateCompiler> compiler) {
       .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   tool.handler = [compiler](const json& arguments, mcp::CallContext&) {
     auto candidate = compiler->candidate(arguments);
-    if (!candidate) return refusal(candidate.error().message);
+    if (!candidate) return refusal(mcp::ErrorCode::kInvalidArguments, candidate.error().message);
     return with_candidate_note(compile_resolved(*compiler, arguments, *candidate), *candidate);
   };
   return tool;

@@ -103,7 +103,7 @@ mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source) {
       .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   tool.handler = [source](const json& arguments, mcp::CallContext&) {
     auto task = source->get(arguments.value("name", ""));
-    if (!task) return mcp::ToolResult::error(task.error().message);
+    if (!task) return mcp::ToolResult::error(mcp::ErrorCode::kNotFound, task.error().message);
     mcp::ToolResult result;
     result.structured = tasks::to_json(**task);
     result.text = summary(**task);

@@ -67,15 +67,51 @@ nlohmann::json job_output_schema(const nlohmann::json& properties) {
       {"runner", {{"type", "string"}}},
       {"status", {{"type", "string"}, {"enum", {"passed", "failed", "error", "cancelled"}}}},
       {"stage", {{"type", "string"}}},
-      {"error", {{"type", "string"}}},
       {"store_error", {{"type", "string"}}}};
   all.update(properties);
   return {{"type", "object"}, {"properties", all}, {"required", {"status"}}};
 }
 
-mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text) {
+namespace {
+
+// Why a job's candidate got no verdict, or a failing one: the stage or the failed gates, the
+// workloads that passed, and the RESULT's own error.
+std::string failure_message(const json& result) {
+  const std::string status = result.value("status", "error");
+  if (status == "cancelled") return "cancelled: nothing was measured";
+  std::string out = status == "error"
+                        ? "the job stopped in stage " + result.value("stage", std::string("?"))
+                        : std::string("the candidate failed");
+  std::string gates;
+  for (const auto& gate : result.value("gates", json::array()))
+    if (gate.is_object() &&
+        gate.value("state", gate.value("passed", false) ? "passed" : "failed") == "failed")
+      gates += (gates.empty() ? "" : ", ") + gate.value("name", std::string("?"));
+  if (!gates.empty()) out += " gate(s) " + gates;
+  const json summary = result.value("summary", json::object());
+  if (summary.contains("passed") && summary.contains("total"))
+    out += " (" + summary["passed"].dump() + "/" + summary["total"].dump() + " workloads passed)";
+  if (result.contains("error") && result["error"].is_string())
+    out += ": " + result["error"].get<std::string>();
+  return out;
+}
+
+mcp::ErrorCode failure_code(const json& result) {
+  const std::string status = result.value("status", "error");
+  if (status == "failed") return mcp::ErrorCode::kWrongAnswer;
+  if (status == "error" && result.value("stage", "") == "build")
+    return mcp::ErrorCode::kCompileError;
+  return mcp::ErrorCode::kRunFailed;
+}
+
+}  // namespace
+
+mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text,
+                               const std::string& next_step) {
   mcp::ToolResult out;
   out.structured = compact(job.result);
+  // The RESULT's error string becomes the message of the shared error object.
+  out.structured.erase("error");
   out.structured["job_id"] = job.job_id;
   out.structured["runner"] = job.runner;
   if (!job.result_id.empty()) out.structured["result_id"] = job.result_id;
@@ -89,7 +125,11 @@ mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text) {
     out.structured["store_error"] = job.store_error;
     out.text += "not stored: " + job.store_error + "\n";
   }
-  out.is_error = out.structured.value("status", "error") != "passed";
+  if (out.structured.value("status", "error") != "passed") {
+    json failed = job.result;
+    if (job.state == "cancelled") failed["status"] = "cancelled";
+    out.fail(failure_code(failed), failure_message(failed), next_step);
+  }
   return out;
 }
 

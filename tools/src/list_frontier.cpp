@@ -44,7 +44,8 @@ mcp::Tool make_list_frontier_tool(std::shared_ptr<FrontierSource> frontier) {
   tool.handler = [frontier](const json& arguments, mcp::CallContext&) {
     auto listing = frontier_listing(*frontier, arguments.value("limit", size_t{10}),
                                     arguments.value("offset", size_t{0}), kFrontierListingBytes);
-    if (!listing) return mcp::ToolResult::error(listing.error().message);
+    if (!listing)
+      return mcp::ToolResult::error(mcp::ErrorCode::kUnavailable, listing.error().message);
     mcp::ToolResult result;
     result.text = listing_text(*listing);
     result.structured = std::move(*listing);

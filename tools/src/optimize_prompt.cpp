@@ -32,7 +32,10 @@ mcp::Prompt make_optimize_prompt(std::shared_ptr<TaskSource> source,
   prompt.title = "Optimize this run's kernel";
   prompt.description =
       "The instructions for an agent optimizing this run's task with kiln's tools.";
-  prompt.arguments = {{"task", "task name; default: this run's task", false}};
+  prompt.arguments = {{"task", "task name; default: this run's task", false,
+                       [source](const std::map<std::string, std::string>&) {
+                         return source->names();  // completion/complete
+                       }}};
   prompt.render = [source,
                    run_dir](const std::map<std::string, std::string>& args) -> Result<std::string> {
     if (!run_dir.empty() && std::filesystem::exists(run_dir / "PROMPT.md") && !args.count("task")) {

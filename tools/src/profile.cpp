@@ -132,9 +132,10 @@ mcp::Tool make_profile_tool(std::shared_ptr<GpuJobs> jobs) {
       .read_only = true, .destructive = false, .idempotent = false, .open_world = true};
   tool.handler = [jobs](const json& arguments, mcp::CallContext& context) {
     auto task = jobs->task(arguments.value("task", ""));
-    if (!task) return mcp::ToolResult::error(task.error().message);
+    if (!task) return mcp::ToolResult::error(mcp::ErrorCode::kNotFound, task.error().message);
     auto candidate = jobs->candidate(arguments);
-    if (!candidate) return mcp::ToolResult::error(candidate.error().message);
+    if (!candidate)
+      return mcp::ToolResult::error(mcp::ErrorCode::kInvalidArguments, candidate.error().message);
     runner::JobSpec spec;
     spec.kind = runner::JobKind::kProfile;
     spec.candidate_source = candidate->source;
@@ -148,10 +149,11 @@ mcp::Tool make_profile_tool(std::shared_ptr<GpuJobs> jobs) {
       names += (names.empty() ? "" : ", ") + workload.name;
     }
     if (!known)
-      return mcp::ToolResult::error("`" + spec.profile_workload + "` is not a workload of " +
-                                    (*task)->name + "; the workloads are " + names);
+      return mcp::ToolResult::error(mcp::ErrorCode::kNotFound,
+                                    "`" + spec.profile_workload + "` is not a workload of " +
+                                        (*task)->name + "; the workloads are " + names);
     auto job = jobs->run(**task, spec, *candidate, context, 1);
-    if (!job) return mcp::ToolResult::error(job.error().message);
+    if (!job) return mcp::ToolResult::error(mcp::ErrorCode::kNoRunner, job.error().message);
     return to_tool_result(*job,
                           profile_text(job->result, job->result_id, job->job_id, job->runner));
   };

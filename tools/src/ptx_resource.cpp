@@ -29,6 +29,11 @@ mcp::ResourceTemplate make_ptx_resource_template(std::shared_ptr<kb::KbService> 
     return mcp::ResourceContents{section->kind == "document" ? "text/plain" : "text/markdown",
                                  section->text};
   };
+  // completion/complete: the note and section ids of the index (none while it is unusable).
+  resource.complete["section"] = [kb](const std::map<std::string, std::string>&) {
+    auto index = kb->index();
+    return index ? (*index)->section_ids() : std::vector<std::string>{};
+  };
   return resource;
 }
 

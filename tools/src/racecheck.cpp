@@ -28,7 +28,8 @@ mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
       .read_only = true, .destructive = false, .idempotent = true, .open_world = true};
   tool.handler = [compiler, jobs](const json& arguments, mcp::CallContext& context) {
     auto candidate = compiler->candidate(arguments);
-    if (!candidate) return check_refusal("gpu", candidate.error().message);
+    if (!candidate)
+      return check_refusal("gpu", mcp::ErrorCode::kInvalidArguments, candidate.error().message);
     return with_candidate_note(run_gpu_check(*jobs, *candidate, arguments, "racecheck", context),
                                *candidate);
   };

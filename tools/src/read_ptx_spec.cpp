@@ -63,14 +63,16 @@ mcp::ToolResult read_section(const kb::KbIndex& index, const std::string& id, in
   auto section = index.read_section(id);
   if (!section) {
     auto close = kb::closest_names(id, index.section_ids(), 6);
-    return mcp::ToolResult::error("no PTX note or section `" + id + "`" +
-                                  (close.empty() ? "" : "; close ids: " + join(close, ", ")) +
-                                  "; find ids with read_ptx_spec {\"query\": \"...\"}");
+    return mcp::ToolResult::error(mcp::ErrorCode::kNotFound,
+                                  "no PTX note or section `" + id + "`" +
+                                      (close.empty() ? "" : "; close ids: " + join(close, ", ")) +
+                                      "; find ids with read_ptx_spec {\"query\": \"...\"}");
   }
   LineWindow window = line_window(section->text, offset + 1, 0, kDefaultTextBudget);
   if (window.end_line < window.start_line && window.total_lines > 0)
-    return mcp::ToolResult::error("section `" + id + "` has " + std::to_string(window.total_lines) +
-                                  " lines; offset must be below that");
+    return mcp::ToolResult::error(mcp::ErrorCode::kInvalidArguments,
+                                  "section `" + id + "` has " + std::to_string(window.total_lines) +
+                                      " lines; offset must be below that");
   mcp::ToolResult result;
   json info{{"id", section->id},
             {"kind", section->kind},
@@ -169,17 +171,22 @@ mcp::Tool make_read_ptx_spec_tool(std::shared_ptr<kb::KbService> kb) {
     const int given = !section.empty() + !query.text.empty() + !query.instruction.empty();
     if (given != 1) {
       return mcp::ToolResult::error(
+          mcp::ErrorCode::kInvalidArguments,
           "give exactly one of `instruction` (e.g. \"mbarrier.try_wait\"), `query` (free text, "
           "e.g. \"tma tensor "
           "map swizzle\") or `section` (an id such as \"mbarrier\")");
     }
     auto index = kb->index();
-    if (!index) return mcp::ToolResult::error(index.error().message);
+    if (!index) return mcp::ToolResult::error(mcp::ErrorCode::kUnavailable, index.error().message);
     if (!section.empty()) return read_section(**index, section, query.offset);
 
     auto page = (*index)->search_ptx(query);
-    if (!page) return mcp::ToolResult::error(page.error().message);
     const bool by_instruction = !query.instruction.empty();
+    // By instruction the refusal is an opcode kiln does not know; by query, one without words.
+    if (!page)
+      return mcp::ToolResult::error(
+          by_instruction ? mcp::ErrorCode::kNotFound : mcp::ErrorCode::kInvalidArguments,
+          page.error().message);
     const bool cccl = (*index)->meta("cccl_found") == "1";
     const std::string cccl_dir = (*index)->meta("cccl_dir");
     mcp::ToolResult result;

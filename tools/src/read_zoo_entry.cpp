@@ -61,17 +61,19 @@ mcp::Tool make_read_zoo_entry_tool(std::shared_ptr<kb::KbService> kb) {
     const int start_line = arguments.value("start_line", 1);
     const int end_line = arguments.value("end_line", 0);
     if (end_line > 0 && end_line < start_line)
-      return mcp::ToolResult::error("end_line (" + std::to_string(end_line) +
-                                    ") is before start_line (" + std::to_string(start_line) +
-                                    "); give end_line >= start_line or leave it out");
+      return mcp::ToolResult::error(mcp::ErrorCode::kInvalidArguments,
+                                    "end_line (" + std::to_string(end_line) +
+                                        ") is before start_line (" + std::to_string(start_line) +
+                                        "); give end_line >= start_line or leave it out");
     const auto zoo_dir = kb->paths().zoo_dir();
     auto text = kb::read_zoo_file(zoo_dir, id, file);
-    if (!text) return mcp::ToolResult::error(text.error().message);
+    if (!text) return mcp::ToolResult::error(mcp::ErrorCode::kNotFound, text.error().message);
     LineWindow window = line_window(*text, start_line, end_line,
                                     end_line > 0 ? kMaxTextBudget : kDefaultTextBudget);
     if (window.end_line < window.start_line && window.total_lines > 0) {
-      return mcp::ToolResult::error(id + "/" + file + " has " + std::to_string(window.total_lines) +
-                                    " lines; start_line must be at most that");
+      return mcp::ToolResult::error(mcp::ErrorCode::kInvalidArguments,
+                                    id + "/" + file + " has " + std::to_string(window.total_lines) +
+                                        " lines; start_line must be at most that");
     }
     json files = json::array();
     for (const auto& name : kb::zoo_entry_files())

@@ -79,14 +79,17 @@ mcp::Tool make_record_candidate_tool(std::shared_ptr<FrontierSource> frontier) {
       .read_only = false, .destructive = false, .idempotent = false, .open_world = true};
   tool.handler = [frontier](const json& arguments, mcp::CallContext& context) {
     auto run = frontier->get();
-    if (!run) return mcp::ToolResult::error(run.error().message);
+    if (!run) return mcp::ToolResult::error(mcp::ErrorCode::kUnavailable, run.error().message);
     frontier::RecordRequest request{arguments.value("result_id", ""), arguments.value("name", ""),
                                     arguments.value("approach", ""),
                                     arguments.value("hypothesis", ""),
                                     arguments.value("reason", "")};
     auto revalidator = frontier->revalidator((*run)->task(), context);
     auto outcome = (*run)->record(request, *revalidator, frontier->ptx());
-    if (!outcome) return mcp::ToolResult::error(outcome.error().message);
+    // An error here is the store or the revalidation job failing, never a decision: a refusal
+    // comes back as an outcome.
+    if (!outcome)
+      return mcp::ToolResult::error(mcp::ErrorCode::kUnavailable, outcome.error().message);
     const auto& d = outcome->decision;
     mcp::ToolResult result;
     json& out = result.structured;
@@ -130,7 +133,7 @@ mcp::Tool make_record_candidate_tool(std::shared_ptr<FrontierSource> frontier) {
     }
     for (const auto& note : outcome->notes) text += "note: " + note + "\n";
     result.text = text;
-    result.is_error = !outcome->accepted();
+    if (!outcome->accepted()) result.fail(mcp::ErrorCode::kRefused, d.reason);
     return result;
   };
   return tool;

@@ -26,8 +26,9 @@ Result<SanitizeRun> run_sanitizer(GpuJobs& jobs, const tasks::Task& task,
   if (run.status == "error" || run.status == "cancelled" ||
       (run.status == "failed" && run.report.findings.empty())) {
     run.error = job->result.value("error", "the sanitize job did not finish");
-    run.report.notes.push_back("the " + tool + " job stopped in stage " +
-                               job->result.value("stage", "?") + ": " + run.error);
+    run.stage = run.status == "cancelled" ? "cancelled" : job->result.value("stage", "?");
+    run.report.notes.push_back("the " + tool + " job stopped in stage " + run.stage + ": " +
+                               run.error);
     run.report.finish();
   }
   return run;
@@ -37,9 +38,9 @@ mcp::ToolResult run_gpu_check(GpuJobs& jobs, const Candidate& candidate,
                               const nlohmann::json& arguments, const std::string& tool,
                               mcp::CallContext& context) {
   auto task = jobs.task(arguments.value("task", ""));
-  if (!task) return check_refusal("gpu", task.error().message);
+  if (!task) return check_refusal("gpu", mcp::ErrorCode::kNotFound, task.error().message);
   auto run = run_sanitizer(jobs, **task, candidate, tool, arguments.value("workload", ""), context);
-  if (!run) return check_refusal("gpu", run.error().message);
+  if (!run) return check_refusal("gpu", mcp::ErrorCode::kNoRunner, run.error().message);
   CheckOutputOptions output;
   output.tool = tool;
   output.engine = "gpu";
@@ -48,8 +49,12 @@ mcp::ToolResult run_gpu_check(GpuJobs& jobs, const Candidate& candidate,
   output.limit = arguments.value("limit", size_t{20});
   output.offset = arguments.value("offset", size_t{0});
   output.extra = {{"job_id", run->job_id}, {"runner", run->runner}};
-  if (!run->error.empty()) output.extra["error"] = run->error;
-  return check_report_result(run->report, output);
+  mcp::ToolResult result = check_report_result(run->report, output);
+  // A job that stopped before the sanitizer could judge the candidate: the check did not run.
+  if (!run->error.empty())
+    result.fail(run->stage == "build" ? mcp::ErrorCode::kCompileError : mcp::ErrorCode::kRunFailed,
+                "the " + tool + " job stopped in stage " + run->stage + ": " + run->error);
+  return result;
 }
 
 }  // namespace kiln::tools

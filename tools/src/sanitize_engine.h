@@ -18,6 +18,7 @@ struct SanitizeRun {
   std::string workload;
   std::string status;  // the job's: passed | failed | error | cancelled
   std::string error;   // the job's error, when it could not check
+  std::string stage;   // where it stopped, when it could not check ("build", ...)
 };
 
 // Runs compute-sanitizer `tool` ("synccheck", "racecheck") on `workload` (empty: the runner

@@ -193,9 +193,10 @@ mcp::Tool make_search_zoo_tool(std::shared_ptr<kb::KbService> kb) {
     query.limit = arguments.value("limit", 5);
     query.offset = arguments.value("offset", 0);
     auto index = kb->index();
-    if (!index) return mcp::ToolResult::error(index.error().message);
+    if (!index) return mcp::ToolResult::error(mcp::ErrorCode::kUnavailable, index.error().message);
     auto page = (*index)->search_zoo(query);
-    if (!page) return mcp::ToolResult::error(page.error().message);
+    if (!page)
+      return mcp::ToolResult::error(mcp::ErrorCode::kInvalidArguments, page.error().message);
 
     json filters = json::object();
     for (const auto& [key, value] :

@@ -275,6 +275,36 @@ std::string next_step(const json& workloads) {
   return "next: fix the problem above, then simulate again";
 }
 
+namespace {
+
+// "1 of 3 sim workloads failed: 33x17x40 (wrong_answer)"
+std::string failure_message(const json& workloads) {
+  if (workloads.empty()) return "no sim workload ran, so nothing was checked";
+  std::string failed;
+  size_t count = 0;
+  for (const json& w : workloads) {
+    if (w.value("passed", false)) continue;
+    ++count;
+    failed += (failed.empty() ? "" : ", ") + w.value("name", std::string()) + " (" +
+              w.value("status", std::string()) + ")";
+  }
+  return std::to_string(count) + " of " + std::to_string(workloads.size()) +
+         " sim workloads failed: " + failed;
+}
+
+// The candidate's own failures (wrong values, faults, a refused launch) are wrong answers; a
+// harness error alone means the run could not judge it.
+mcp::ErrorCode failure_code(const json& workloads) {
+  for (const json& w : workloads) {
+    const std::string status = w.value("status", "");
+    if (status == "wrong_answer" || status == "fault" || status == "launch_error")
+      return mcp::ErrorCode::kWrongAnswer;
+  }
+  return mcp::ErrorCode::kRunFailed;
+}
+
+}  // namespace
+
 mcp::ToolResult simulate_result(const json& report, const std::string& candidate_name,
                                 const PathShortener& shorten) {
   json workloads = json::array();
@@ -286,7 +316,6 @@ mcp::ToolResult simulate_result(const json& report, const std::string& candidate
   const int total = static_cast<int>(workloads.size());
   const bool all_pass = total > 0 && passed == total;
   mcp::ToolResult out;
-  out.is_error = !all_pass;
   const std::string next = next_step(workloads);
   out.structured = {{"ok", all_pass},
                     {"task", report.value("task", "")},
@@ -317,6 +346,11 @@ mcp::ToolResult simulate_result(const json& report, const std::string& candidate
     text << "... " << omitted << " more workload(s) in structuredContent, or pass `workloads`\n";
   text << "(counts are from the simulator, not times: use them to compare memory traffic, "
           "instruction mix and bank conflicts, not speed; benchmark measures time)\n";
+  if (!all_pass) {
+    const std::string message = failure_message(workloads);
+    text << message << "\n";
+    out.fail(failure_code(workloads), message, next.substr(next.find(": ") + 2));
+  }
   text << next << "\n";
   out.text = text.str();
   return out;

@@ -33,18 +33,19 @@ constexpr size_t kMaxStderrInText = 1500;
 constexpr size_t kStderrTailBytes = 8192;   // of kiln-sim-run's stderr, kept for errors
 constexpr size_t kMaxLineBytes = 8u << 20;  // one JSON line of kiln-sim-run; longer: garbage
 
-mcp::ToolResult refusal(const std::string& message) {
-  mcp::ToolResult result;
-  result.structured = json{{"ok", false}, {"error", message}};
-  result.text = message;
-  result.is_error = true;
+// A simulation that did not run: the error, and `ok: false`.
+mcp::ToolResult refusal(mcp::ErrorCode code, const std::string& message,
+                        const std::string& next_step = "") {
+  mcp::ToolResult result = mcp::ToolResult::error(code, message, next_step);
+  result.structured["ok"] = false;
   return result;
 }
 
 // A failure of the run itself (no report): the message, what to do, and the process's stderr.
-mcp::ToolResult run_failure(const std::string& message, const std::string& stage,
-                            const std::string& stderr_tail, const json& progress_seen) {
-  mcp::ToolResult result = refusal(message);
+mcp::ToolResult run_failure(mcp::ErrorCode code, const std::string& message,
+                            const std::string& stage, const std::string& stderr_tail,
+                            const json& progress_seen, const std::string& next_step = "") {
+  mcp::ToolResult result = refusal(code, message, next_step);
   result.structured["stage"] = stage;
   if (!progress_seen.empty()) result.structured["finished_workloads"] = progress_seen;
   if (!stderr_tail.empty()) {
@@ -123,18 +124,27 @@ std::string time_text(double seconds) {
   return text;
 }
 
-// What to tell the agent when kiln-sim-run gave up before running the workloads.
-std::string stage_advice(const std::string& stage) {
+// What went wrong, and what to tell the agent, when kiln-sim-run gave up before running the
+// workloads.
+struct StageAdvice {
+  mcp::ErrorCode code;
+  std::string next_step;
+};
+StageAdvice stage_advice(const std::string& stage) {
   if (stage == "build_candidate")
-    return "next: run compile on the same candidate for file:line diagnostics, fix them, then "
-           "simulate again";
+    return {mcp::ErrorCode::kCompileError,
+            "run compile on the same candidate for file:line diagnostics, fix them, then "
+            "simulate again"};
   if (stage == "load_candidate")
-    return "next: export extern \"C\" int kiln_launch(...) exactly as kiln/abi.h declares it, "
-           "and define every function the file declares";
+    return {mcp::ErrorCode::kCompileError,
+            "export extern \"C\" int kiln_launch(...) exactly as kiln/abi.h declares it, "
+            "and define every function the file declares"};
   if (stage == "workloads")
-    return "next: pass `workloads` from the task's sim_workloads, or `shapes` naming every dim";
-  return "next: this is a problem of kiln's installation or of the task bundle, not of the "
-         "candidate; report it";
+    return {mcp::ErrorCode::kInvalidArguments,
+            "pass `workloads` from the task's sim_workloads, or `shapes` naming every dim"};
+  return {mcp::ErrorCode::kUnavailable,
+          "this is a problem of kiln's installation or of the task bundle, not of the "
+          "candidate; report it"};
 }
 
 json input_schema() {
@@ -241,7 +251,6 @@ json output_schema() {
                 {"stats_note", {{"type", "string"}}},
                 {"next", {{"type", "string"}}},
                 {"stage", {{"type", "string"}}},
-                {"error", {{"type", "string"}}},
                 {"finished_workloads", {{"type", "array"}, {"items", {{"type", "object"}}}}},
                 {"stderr_tail", {{"type", "string"}}}}},
               {"required", {"ok"}}};
@@ -304,8 +313,9 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
   CallDir dir(config.work_dir.empty() ? fs::temp_directory_path() / "kiln-simulate"
                                       : config.work_dir);
   if (dir.path().empty())
-    return refusal("cannot make a build folder under " + config.work_dir.string() +
-                   "; check that the disk is writable");
+    return refusal(mcp::ErrorCode::kUnavailable, "cannot make a build folder under " +
+                                                     config.work_dir.string() +
+                                                     "; check that the disk is writable");
   const std::string name = candidate.path.empty() ? "kernel.cu" : candidate.path;
   PathShortener shorten;
   fs::path source = candidate.file;
@@ -368,14 +378,17 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
                                  : "";
   switch (exit.how) {
     case ProcessExit::How::kSpawnFailed:
-      return refusal("cannot start the simulator driver " + config.sim_runner.string() + ": " +
-                     exit.spawn_error +
-                     "; build the kiln-sim-run target, or install it next to kiln");
+      return refusal(mcp::ErrorCode::kUnavailable,
+                     "cannot start the simulator driver " + config.sim_runner.string() + ": " +
+                         exit.spawn_error +
+                         "; build the kiln-sim-run target, or install it next to kiln");
     case ProcessExit::How::kCancelled:
-      return run_failure("cancelled: the simulation of " + name + " was stopped" + during,
+      return run_failure(mcp::ErrorCode::kRunFailed,
+                         "cancelled: the simulation of " + name + " was stopped" + during,
                          "cancelled", "", finished);
     case ProcessExit::How::kTimedOut:
       return run_failure(
+          mcp::ErrorCode::kRunFailed,
           "stopped after " + time_text(exit.elapsed.count()) + " s: the simulation ran past " +
               "time_limit_s (" + time_text(args.time_limit_s) + " s, plus " +
               time_text(config.build_allowance_s) + " s for building)" + during +
@@ -384,28 +397,31 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
               "time_limit_s",
           "time_limit", stderr_tail, finished);
     case ProcessExit::How::kSignaled:
-      return run_failure("kiln-sim-run crashed (" + signal_name(exit.signal) + ") while running " +
+      return run_failure(mcp::ErrorCode::kRunFailed,
+                         "kiln-sim-run crashed (" + signal_name(exit.signal) + ") while running " +
                              name + during +
                              "; the candidate's host code runs in it, so check kiln_launch's "
                              "host-side pointer use (device pointers must not be dereferenced on "
                              "the host)",
                          "crashed", stderr_tail, finished);
     case ProcessExit::How::kRefused:
-      return run_failure("kiln-sim-run's output could not be read: " + run.output_problem, "output",
+      return run_failure(mcp::ErrorCode::kRunFailed,
+                         "kiln-sim-run's output could not be read: " + run.output_problem, "output",
                          stderr_tail, finished);
     case ProcessExit::How::kExited:
       break;
   }
   const json report = json::parse(last_line, nullptr, false);
   if (!report.is_object() || !report.contains("ok"))
-    return run_failure("kiln-sim-run exited with status " + std::to_string(exit.exit_code) +
+    return run_failure(mcp::ErrorCode::kRunFailed,
+                       "kiln-sim-run exited with status " + std::to_string(exit.exit_code) +
                            " without a report" + during,
                        "crashed", stderr_tail, finished);
   if (!report["ok"].get<bool>()) {
     const std::string stage = report.value("stage", "");
-    return run_failure(
-        shorten(report.value("error", "kiln-sim-run failed")) + "\n" + stage_advice(stage), stage,
-        "", finished);
+    const StageAdvice advice = stage_advice(stage);
+    return run_failure(advice.code, shorten(report.value("error", "kiln-sim-run failed")), stage,
+                       "", finished, advice.next_step);
   }
   return simulate_result(report, name, shorten);
 }
@@ -437,11 +453,15 @@ mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConf
       .read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   tool.handler = [tasks, shared_config](const json& arguments, mcp::CallContext& context) {
     auto candidate = resolve_candidate(arguments, shared_config->roots);
-    if (!candidate) return refusal(candidate.error().message);
+    if (!candidate) return refusal(mcp::ErrorCode::kInvalidArguments, candidate.error().message);
     auto task = tasks->get(arguments.value("task", ""));
-    if (!task) return with_candidate_note(refusal(task.error().message), *candidate);
+    if (!task)
+      return with_candidate_note(refusal(mcp::ErrorCode::kNotFound, task.error().message),
+                                 *candidate);
     auto args = parse_arguments(arguments, **task);
-    if (!args) return with_candidate_note(refusal(args.error().message), *candidate);
+    if (!args)
+      return with_candidate_note(refusal(mcp::ErrorCode::kInvalidArguments, args.error().message),
+                                 *candidate);
     return with_candidate_note(simulate(*shared_config, **task, *candidate, *args, context),
                                *candidate);
   };

@@ -26,7 +26,8 @@ CheckOutputOptions output_options(const json& arguments, std::string engine, std
 mcp::ToolResult run_static(CandidateCompiler& compiler, const json& arguments,
                            const Candidate& candidate) {
   auto compiled = compiler.compile(arguments, candidate);
-  if (!compiled) return check_refusal("static", compiled.error().message);
+  if (!compiled)
+    return check_refusal("static", mcp::ErrorCode::kInvalidArguments, compiled.error().message);
   if (!compiled->ok) {
     std::string message =
         "the candidate does not compile (" + std::to_string(compiled->errors()) + " error(s))";
@@ -36,15 +37,14 @@ mcp::ToolResult run_static(CandidateCompiler& compiler, const json& arguments,
         break;
       }
     }
-    return check_refusal("static", message +
-                                       ". Run compile for every diagnostic, fix them, then "
-                                       "synccheck again.");
+    return check_refusal("static", mcp::ErrorCode::kCompileError, message,
+                         "run compile for every diagnostic, fix them, then synccheck again");
   }
   auto parsed = ptx::parse_ptx(compiled->ptx, {compiled->file_name + ".ptx"});
   if (!parsed) {
-    return check_refusal("static",
-                         "kiln could not read the PTX nvcc produced: " + parsed.error().message +
-                             ". Use engine \"gpu\" (compute-sanitizer) instead.");
+    return check_refusal("static", mcp::ErrorCode::kUnavailable,
+                         "kiln could not read the PTX nvcc produced: " + parsed.error().message,
+                         "use engine \"gpu\" (compute-sanitizer) instead");
   }
   check::SyncCheckOptions options;
   options.warp_aligned_x = arguments.value("warp_aligned", true);
@@ -93,7 +93,8 @@ mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
   tool.handler = [compiler, jobs](const json& arguments, mcp::CallContext& context) {
     const std::string engine = arguments.value("engine", "static");
     auto candidate = compiler->candidate(arguments);
-    if (!candidate) return check_refusal(engine, candidate.error().message);
+    if (!candidate)
+      return check_refusal(engine, mcp::ErrorCode::kInvalidArguments, candidate.error().message);
     if (engine == "static")
       return with_candidate_note(run_static(*compiler, arguments, *candidate), *candidate);
     return with_candidate_note(run_gpu_check(*jobs, *candidate, arguments, "synccheck", context),

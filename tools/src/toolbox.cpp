@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "conformance/fixtures.h"
 #include "kiln/base/env.h"
 #include "kiln/frontier/live_log.h"
 #include "kiln/frontier/result_store.h"
@@ -120,6 +121,7 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& given) {
   tools.push_back(make_synccheck_tool(compiler, gpu_jobs));
   tools.push_back(make_racecheck_tool(compiler, gpu_jobs));
   if (config.test_tools) tools.push_back(make_test_wait_tool());
+  if (config.conformance_fixtures) conformance::add_conformance_fixtures(server, tools);
   for (auto& tool : tools) {
     if (auto status = server.tools().add(std::move(tool)); !status) return status;
   }

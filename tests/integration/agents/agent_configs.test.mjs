@@ -38,7 +38,7 @@ function claudeEnv(home) {
   return env;
 }
 
-test('claude mcp list shows kiln connected in a trusted run and records the session', () => {
+test('claude mcp list shows kiln connected in a trusted run, through the 2026 path, and records the session', () => {
   assert.ok(KILN, 'KILN_BIN must name the kiln binary');
   const { dir, run: runDir } = setupRun();
   const worktree = path.join(runDir, 'worktree');
@@ -65,8 +65,16 @@ test('claude mcp list shows kiln connected in a trusted run and records the sess
     assert.equal(sessions.length, 1);
     const lines = fs.readFileSync(path.join(runDir, 'sessions', sessions[0]), 'utf8').trim()
       .split('\n').map((line) => JSON.parse(line));
-    assert.ok(lines.some((l) => l.dir === 'in' && l.message.method === 'initialize'),
-              'the recording holds the client\'s initialize');
+    // Claude Code probes with the 2026-07-28 revision's server/discover first: kiln answers it
+    // with a result (no -32601 fallback to initialize), so the session runs stateless.
+    const discover = lines.find((l) => l.dir === 'in' && l.message.method === 'server/discover');
+    assert.ok(discover, 'the recording holds the client\'s server/discover');
+    const answer = lines.find((l) => l.dir === 'out' && l.message.id === discover.message.id &&
+                                     (l.message.result || l.message.error));
+    assert.ok(answer && answer.message.result, 'server/discover got a result: ' +
+              JSON.stringify(answer && answer.message));
+    assert.ok(answer.message.result.supportedVersions.includes('2026-07-28'),
+              JSON.stringify(answer.message.result));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -17,7 +17,11 @@ inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
-inline constexpr int kResourceNotFound = -32002;  // MCP: resources/read of an unknown URI
+inline constexpr int kResourceNotFound = -32002;  // MCP 2025: resources/read of an unknown URI
+// MCP 2026-07-28 (the sub-range -32020..-32099 the specification reserves).
+inline constexpr int kHeaderMismatch = -32020;  // HTTP headers disagree with the body
+inline constexpr int kMissingRequiredClientCapability = -32021;
+inline constexpr int kUnsupportedProtocolVersion = -32022;
 }  // namespace error_code
 
 struct RpcError {
@@ -25,6 +29,13 @@ struct RpcError {
   std::string message;
   json data;  // null when absent
 };
+
+// A JSON-RPC error raised while answering a request. It is thrown and caught
+// inside kiln_mcp only (the dispatch code), never across the library boundary.
+struct RpcFailure {
+  RpcError error;
+};
+[[noreturn]] void fail(int code, std::string message, json data = nullptr);
 
 struct Message {
   enum class Kind { kRequest, kNotification, kResponse };

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "kiln/base/result.h"
+#include "kiln/mcp/completion.h"
 
 namespace kiln::mcp {
 
 struct ResourceContents {
   std::string mime_type;
-  std::string text;
+  std::string text;     // the text, or with `binary` the bytes in base64
+  bool binary = false;  // sent as "blob" rather than "text"
 };
 
 struct Resource {
@@ -35,6 +37,8 @@ struct ResourceTemplate {
   std::string description;
   std::string mime_type;
   std::function<Result<ResourceContents>(const TemplateVariables&)> read;
+  // completion/complete for a variable, by its name; variables without one complete to nothing.
+  std::map<std::string, Completer> complete = {};
 };
 
 // Matches `uri` against a template of literal text and {name} variables; a
@@ -54,6 +58,12 @@ class ResourceRegistry {
   // read.
   Result<nlohmann::json> read(const std::string& uri) const;
   bool knows(const std::string& uri) const;
+
+  // completion/complete for variable `name` of the template `uri_template`; an
+  // error when no template has that URI.
+  Result<nlohmann::json> complete(const std::string& uri_template, const std::string& name,
+                                  const std::string& prefix,
+                                  const std::map<std::string, std::string>& context) const;
 
  private:
   std::vector<Resource> resources_;

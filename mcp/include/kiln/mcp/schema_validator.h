@@ -1,6 +1,7 @@
-// Validation of tool arguments against the flat JSON Schema subset kiln's tools
+// Validation of tool arguments and results against the JSON Schema subset kiln's tools
 // declare. Debian ships no C++ JSON Schema validator, so kiln carries this one;
-// it covers exactly what tool schemas may use (see check_tool_schema).
+// it covers exactly what tool schemas may use (see check_tool_schema and
+// check_output_schema).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,5 +20,10 @@ std::optional<std::string> validate_against_schema(const nlohmann::json& schema,
 // type, properties of primitive, enum or array type, no anyOf/oneOf/allOf/$ref)
 // and uses only keywords validate_against_schema understands.
 std::optional<std::string> check_tool_schema(const nlohmann::json& schema);
+
+// nullopt when `schema` is an object schema whose every keyword validate_against_schema
+// understands; unlike an input schema it may nest objects and use anyOf/oneOf/allOf and a
+// schema for additionalProperties (outputSchema, which describes results).
+std::optional<std::string> check_output_schema(const nlohmann::json& schema);
 
 }  // namespace kiln::mcp

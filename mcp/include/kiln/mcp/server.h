@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "kiln/mcp/input_required.h"
 #include "kiln/mcp/prompt_registry.h"
 #include "kiln/mcp/resource_registry.h"
 #include "kiln/mcp/tool_registry.h"
@@ -28,12 +29,15 @@ class Server {
   const ResourceRegistry& resources() const { return resources_; }
   PromptRegistry& prompts() { return prompts_; }
   const PromptRegistry& prompts() const { return prompts_; }
+  // Seals the requestState of input-required results (one key per process).
+  const RequestStateSeal& request_state_seal() const { return seal_; }
 
  private:
   ServerInfo info_;
   ToolRegistry tools_;
   ResourceRegistry resources_;
   PromptRegistry prompts_;
+  RequestStateSeal seal_;
 };
 
 }  // namespace kiln::mcp

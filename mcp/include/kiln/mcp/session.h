@@ -1,6 +1,11 @@
 // One MCP session: lifecycle, version negotiation, dispatch of requests and
 // notifications, and the requests in flight. Tool calls run on worker threads,
 // so a long call never blocks ping or a cancellation.
+//
+// Two eras meet here. A request that carries the 2026-07-28 _meta (or is
+// server/discover) is answered on its own, under the ProtocolContext read from
+// it; every other request belongs to the initialize era and is answered under
+// the context initialize fixed. Feature methods are shared (feature_methods.h).
 #pragma once
 
 #include <atomic>
@@ -14,6 +19,7 @@
 #include "kiln/mcp/json_rpc.h"
 #include "kiln/mcp/log_level.h"
 #include "kiln/mcp/outbox.h"
+#include "kiln/mcp/protocol_context.h"
 #include "kiln/mcp/server.h"
 
 namespace kiln::mcp {
@@ -49,9 +55,13 @@ class Session {
   void handle_one(const json& value);
   void handle_request(const Message& message);
   void handle_notification(const Message& message);
-  json dispatch(const Message& message);  // throws RpcFailure for JSON-RPC errors
+  ProtocolContext session_context() const;
+  // Both throw RpcFailure for JSON-RPC errors.
+  json dispatch_initialize_era(const Message& message);
+  json dispatch_stateless(const Message& message, const ProtocolContext& context);
   json initialize(const json& params);
-  void start_tool_call(const Message& message);
+  json discover() const;
+  void start_tool_call(const Message& message, const ProtocolContext& context);
   void answer(const json& id, std::optional<json> response);
   void reap_workers(bool wait_all);
 
@@ -59,8 +69,10 @@ class Session {
   Outbox& outbox_;
   std::atomic<bool> initialize_seen_{false};
   std::atomic<bool> initialized_{false};
-  mutable std::mutex mutex_;  // guards protocol_version_, in_flight_, workers_
+  mutable std::mutex
+      mutex_;  // guards protocol_version_, client_capabilities_, in_flight_, workers_
   std::string protocol_version_;
+  json client_capabilities_ = json::object();
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;
   std::vector<Worker> workers_;
   std::shared_ptr<std::atomic<LogLevel>> log_level_ =

@@ -12,7 +12,9 @@ namespace kiln::mcp {
 class ToolRegistry {
  public:
   // Refuses a tool whose declaration breaks the rules of tools/README.md (name, description
-  // size, flat input schema, object output schema, duplicate name).
+  // size, flat input schema, object output schema, duplicate name). The output schema is
+  // stored as output_schema_with_error makes it, so every tool's schema admits the shared
+  // error shape.
   Status add(Tool tool);
 
   bool contains(const std::string& name) const { return tools_.count(name) != 0; }
@@ -22,7 +24,9 @@ class ToolRegistry {
   nlohmann::json list() const;
 
   // Validates `arguments` against the input schema, then runs the handler. An
-  // invalid argument or a handler exception becomes an isError result. The
+  // invalid argument or a handler exception becomes an isError result with the shared
+  // `error` object; so does an isError result a handler returned without one, and the text
+  // of every isError result says the error's message and next step. The
   // caller checks contains() first: an unknown tool is a protocol error.
   nlohmann::json call(const std::string& name, const nlohmann::json& arguments,
                       CallContext& context) const;
@@ -35,7 +39,15 @@ class ToolRegistry {
   std::map<std::string, Tool> tools_;
 };
 
-// The tools/call result object for a ToolResult.
+// The tools/call result object for a ToolResult: text content, isError and, success or
+// failure, structuredContent.
 nlohmann::json to_call_result(const ToolResult& result);
+
+// `schema` (a tool's declared outputSchema: {"type": "object", ...}) with the shared `error`
+// property added and a top-level `required` turned into "anyOf: these fields, or `error`", so
+// a failure that carries only the error validates too. Refused when the schema declares
+// `error` itself or a top-level anyOf/oneOf, or uses a keyword validate_against_schema does
+// not know.
+Result<nlohmann::json> output_schema_with_error(const nlohmann::json& schema);
 
 }  // namespace kiln::mcp

@@ -40,11 +40,14 @@ struct GpuJobResult {
 
 // The tool result for a finished job: the RESULT (build log and mismatch lists trimmed)
 // plus job_id, runner and result_id as structuredContent, `text` as text, and isError
-// unless the candidate passed.
-mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text);
+// unless the candidate passed: then the shared `error` (code wrong_answer for a failed
+// candidate, compile_error for a build that failed, run_failed for a job that stopped) holds
+// the RESULT's error string, and `next_step` when given (else the code's default).
+mcp::ToolResult to_tool_result(const GpuJobResult& job, std::string text,
+                               const std::string& next_step = "");
 
 // The outputSchema of a GPU tool: the fields every job result has (result_id, job_id,
-// runner, status, stage, error, store_error) plus the tool's own `properties`.
+// runner, status, stage, store_error) plus the tool's own `properties`.
 nlohmann::json job_output_schema(const nlohmann::json& properties);
 
 // The last `max` characters of `text`, marked when cut.

@@ -28,6 +28,7 @@ struct ToolboxConfig {
   std::filesystem::path run_dir;       // the run directory; empty when serving without one
   std::string default_task;            // task used when a call names none; empty: the only one
   bool test_tools = false;             // also register diagnostic tools for client tests
+  bool conformance_fixtures = false;   // also register the MCP conformance suite's fixtures
   std::filesystem::path kb_dir;        // kb/ (zoo, PTX notes, hw); empty: kb::default_kb_dir()
   std::filesystem::path kb_cache_dir;  // where the kb index lives; empty: kiln::default_cache_dir()
   std::filesystem::path compile_cache_dir;  // compile results; empty: kiln::default_cache_dir()
