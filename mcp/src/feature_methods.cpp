@@ -58,7 +58,6 @@ std::string required_string(const json& object, const char* field, const std::st
   return it->get<std::string>();
 }
 
-
 bool is_feature_method(const std::string& method) {
   static const char* kMethods[] = {
       "tools/list",   "resources/list", "resources/read",     "resources/templates/list",

@@ -8,6 +8,10 @@
 namespace kiln::mcp {
 namespace {
 
+// A tools/call that sent no progress for this long sends "working, N s" (CallContext::Heartbeat):
+// with the heartbeat's wake-ups, a client sees progress at least every 10 s of a long call.
+constexpr std::chrono::milliseconds kHeartbeatInterval{5000};
+
 // clientInfo.name for the log, "?" when it is absent or not a string.
 std::string client_name(const json& params) {
   auto info = params.find("clientInfo");
@@ -267,7 +271,11 @@ void Session::start_tool_call(const Message& message, const ProtocolContext& con
     CallContext call([this, id](json note) { outbox_.notify(note, id); }, token, request->cancelled,
                      level);
     call.set_input(input);
-    ToolResult outcome = server_.tools().run(name, arguments, call);
+    ToolResult outcome;
+    {
+      const CallContext::Heartbeat heartbeat(call, kHeartbeatInterval);
+      outcome = server_.tools().run(name, arguments, call);
+    }
     json result = outcome.input_required && input.can_ask
                       ? input_required_result(*outcome.input_required, server_.request_state_seal())
                       : call_result(outcome.input_required

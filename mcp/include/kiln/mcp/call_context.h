@@ -3,11 +3,15 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "kiln/mcp/input_required.h"
 #include "kiln/mcp/log_level.h"
@@ -43,12 +47,39 @@ class CallContext {
   // notifications/message, when `level` is at or above the client's logging/setLevel.
   void log(LogLevel level, const std::string& logger, const nlohmann::json& data);
 
+  // Keeps a long call visibly alive: while the returned object lives, a progress notification
+  // ("working, N s") goes out whenever `interval` passed without one, so a client that resets
+  // its timeout on progress never gives up on a call that is still working. Nothing is sent
+  // without a progressToken. The session holds one around every tools/call.
+  class Heartbeat {
+   public:
+    Heartbeat(CallContext& context, std::chrono::milliseconds interval);
+    ~Heartbeat();
+    Heartbeat(const Heartbeat&) = delete;
+    Heartbeat& operator=(const Heartbeat&) = delete;
+
+   private:
+    CallContext& context_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stop_ = false;
+    std::thread thread_;
+  };
+
  private:
+  using Clock = std::chrono::steady_clock;
+  // A progress notification if `interval` passed since the last one (or the call's start).
+  void beat(std::chrono::milliseconds interval);
+  void send_progress(double done, std::optional<double> total, const std::string& message);
+
   Sender send_;
   nlohmann::json progress_token_;
   std::shared_ptr<std::atomic<bool>> cancelled_;
   std::shared_ptr<std::atomic<LogLevel>> min_level_;
+  std::mutex progress_mutex_;  // the handler's progress and the heartbeat's, one at a time
   double last_progress_ = -1;
+  Clock::time_point started_ = Clock::now();
+  Clock::time_point last_sent_ = started_;
   ClientInput input_;
 };
 
