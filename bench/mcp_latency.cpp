@@ -2,6 +2,8 @@
 //   - process start to the initialize response (stdio), over fresh processes
 //   - get_task round trips over stdio and over Streamable HTTP (p50, p99)
 //   - resident memory of an idle server after initialize and after the calls
+//   - the 2026-07-28 path (server/discover, a stateless get_task) beside a 2025-11-25
+//     session's get_task, interleaved in one run
 // Usage: kiln_bench_mcp_latency KILN_BINARY [calls=1000] [starts=30]
 // Prints one JSON object; the numbers go into the issue notes, never into tests.
 #include <httplib.h>
@@ -98,6 +100,17 @@ json get_task_request(int id) {
           {"id", id},
           {"method", "tools/call"},
           {"params", {{"name", "get_task"}, {"arguments", json::object()}}}};
+}
+
+json get_task_params() { return {{"name", "get_task"}, {"arguments", json::object()}}; }
+
+// A request of the stateless 2026-07-28 revision: no session, the version and the client's
+// capabilities in every request's _meta.
+json stateless_request(int id, const std::string& method, json params) {
+  if (!params.is_object()) params = json::object();
+  params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                     {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
 }
 
 double micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
@@ -197,6 +210,38 @@ int main(int argc, char** argv) {
     }
     report["get_task_http"] = stats(times);
     finish(child);
+  }
+
+  // 4. The 2026-07-28 path beside the 2025 one, interleaved in one run over stdio: a stateless
+  //    server/discover and a stateless get_task on one server, a get_task in an initialized
+  //    2025-11-25 session on another.
+  {
+    Child stateless = spawn({kiln, "--log-level", "warn", "mcp"});
+    Child session = spawn({kiln, "--log-level", "warn", "mcp"});
+    round_trip(session, initialize_request(1));
+    round_trip(session, get_task_request(2));
+    round_trip(stateless, stateless_request(2, "tools/call", get_task_params()));
+    std::vector<double> discover, call_2026, call_2025;
+    for (int i = 0; i < calls; ++i) {
+      auto t0 = Clock::now();
+      json found = round_trip(stateless, stateless_request(100 + 3 * i, "server/discover", {}));
+      discover.push_back(micros(Clock::now() - t0));
+      if (!found.contains("result")) throw std::runtime_error("discover failed: " + found.dump());
+      t0 = Clock::now();
+      json reply =
+          round_trip(stateless, stateless_request(101 + 3 * i, "tools/call", get_task_params()));
+      call_2026.push_back(micros(Clock::now() - t0));
+      if (!reply.contains("result") || reply["result"].value("isError", true))
+        throw std::runtime_error("stateless get_task failed: " + reply.dump());
+      t0 = Clock::now();
+      round_trip(session, get_task_request(102 + 3 * i));
+      call_2025.push_back(micros(Clock::now() - t0));
+    }
+    report["discover_2026_stdio"] = stats(discover);
+    report["get_task_2026_stdio"] = stats(call_2026);
+    report["get_task_2025_stdio_interleaved"] = stats(call_2025);
+    finish(stateless);
+    finish(session);
   }
   std::cout << report.dump(2) << std::endl;
   return 0;
