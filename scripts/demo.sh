@@ -10,7 +10,9 @@
 #
 # Builds only what the session needs (kiln, kiln-sim-run and their libraries; kiln-worker on a
 # machine with a GPU), with ninja's [done/total] progress. The run goes to runs/demo-TIME/
-# (KILN_DEMO_OUT sets the folder).
+# (KILN_DEMO_OUT sets the folder). KILN_DEMO_BIN=DIR uses programs built elsewhere instead
+# (DIR/kiln, DIR/kiln-sim-run, DIR/kiln-worker; their libraries on LD_LIBRARY_PATH): nothing
+# is installed or built, for a GPU machine with the CUDA toolkit but no build tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -21,7 +23,8 @@ step() { printf '\n== %s\n' "$*"; }
 indent() { sed 's/^/   /'; }
 elapsed() { printf '%dm%02ds' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)); }
 
-scripts/install-deps.sh --demo
+prebuilt=${KILN_DEMO_BIN:-}
+[ -z "$prebuilt" ] && scripts/install-deps.sh --demo
 
 # What this machine can do decides what to build and how far the session goes.
 have_cuda=0
@@ -36,20 +39,33 @@ targets=(kiln)
 [ "$have_cuda" = 1 ] && targets+=(kiln-sim-run)
 [ "$local_gpu" = 1 ] && targets+=(kiln-worker)
 
-step "building ${targets[*]} (not the tests or the zoo kernels)"
-say "kiln: configuring build/ (CMake, Ninja)"
-# shellcheck disable=SC2086  # KILN_CMAKE_ARGS is a list of options, as in scripts/build.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_CUDA_ROOT="$cuda_root" \
-  ${KILN_CMAKE_ARGS:-} >/dev/null
-# The commands that build the targets from nothing (a dry run would not see past the
-# re-check of the globbed source folders).
-steps=$(ninja -C build -t commands "${targets[@]}" | wc -l)
-say "kiln: building ${targets[*]}: at most ${steps} compile and link steps on $(nproc) cores;" \
-  "ninja prints [done/total] as it goes (a first build takes over 20 CPU-minutes:" \
-  "more than 10 minutes on 2 cores)"
-ninja -C build -j "${KILN_JOBS:-$(nproc)}" "${targets[@]}"
-kiln=$PWD/build/bin/kiln
-say "kiln: built $("$kiln" --version) in $(elapsed)"
+if [ -n "$prebuilt" ]; then
+  step "using ${targets[*]} from $prebuilt (KILN_DEMO_BIN: nothing installed or built)"
+  for program in "${targets[@]}"; do
+    if [ ! -x "$prebuilt/$program" ]; then
+      say "kiln: $prebuilt/$program is missing; build it (ninja -C build $program) and copy it" \
+        "there, or unset KILN_DEMO_BIN to build here" >&2
+      exit 1
+    fi
+  done
+  kiln=$(cd "$prebuilt" && pwd)/kiln
+  say "kiln: $("$kiln" --version)"
+else
+  step "building ${targets[*]} (not the tests or the zoo kernels)"
+  say "kiln: configuring build/ (CMake, Ninja)"
+  # shellcheck disable=SC2086  # KILN_CMAKE_ARGS is a list of options, as in scripts/build.sh
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_CUDA_ROOT="$cuda_root" \
+    ${KILN_CMAKE_ARGS:-} >/dev/null
+  # The commands that build the targets from nothing (a dry run would not see past the
+  # re-check of the globbed source folders).
+  steps=$(ninja -C build -t commands "${targets[@]}" | wc -l)
+  say "kiln: building ${targets[*]}: at most ${steps} compile and link steps on $(nproc) cores;" \
+    "ninja prints [done/total] as it goes (a first build takes over 20 CPU-minutes:" \
+    "more than 10 minutes on 2 cores)"
+  ninja -C build -j "${KILN_JOBS:-$(nproc)}" "${targets[@]}"
+  kiln=$PWD/build/bin/kiln
+  say "kiln: built $("$kiln" --version) in $(elapsed)"
+fi
 
 step "kiln setup --task fp16_gemm"
 out=${KILN_DEMO_OUT:-$PWD/runs}
