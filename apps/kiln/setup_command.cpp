@@ -34,10 +34,10 @@ struct SetupOptions {
 };
 
 // The tools a run offers, for the manifest.
-const std::vector<std::string> kRunTools = {"get_task",      "search_zoo",       "read_zoo_entry",
-                                            "read_ptx_spec", "compile",          "simulate",
-                                            "synccheck",     "racecheck",        "benchmark",
-                                            "profile",       "record_candidate", "list_frontier"};
+const std::vector<std::string> kRunTools = {
+    "get_task", "search_zoo",       "read_zoo_entry", "read_ptx_spec", "compile",
+    "simulate", "synccheck",        "racecheck",      "benchmark",     "profile",
+    "wait_job", "record_candidate", "list_frontier"};
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

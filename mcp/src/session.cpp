@@ -271,6 +271,7 @@ void Session::start_tool_call(const Message& message, const ProtocolContext& con
     CallContext call([this, id](json note) { outbox_.notify(note, id); }, token, request->cancelled,
                      level);
     call.set_input(input);
+    call.allow_background();
     ToolResult outcome;
     {
       const CallContext::Heartbeat heartbeat(call, kHeartbeatInterval);

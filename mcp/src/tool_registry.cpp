@@ -134,7 +134,15 @@ Result<json> output_schema_with_error(const json& schema) {
   if (!schema.is_object() || !schema.contains("type") || schema["type"] != "object")
     return make_error("outputSchema must be {\"type\": \"object\", ...}");
   json out = schema;
-  if (out.contains("anyOf") || out.contains("oneOf"))
+  // A top-level anyOf may only name alternative required sets (a long call's running answer,
+  // long_call.h); kiln adds the error branch to them.
+  bool required_sets =
+      out.contains("anyOf") && out["anyOf"].is_array() && !out.contains("required");
+  if (required_sets)
+    for (const auto& branch : out["anyOf"])
+      required_sets =
+          required_sets && branch.is_object() && branch.size() == 1 && branch.contains("required");
+  if (out.contains("oneOf") || (out.contains("anyOf") && !required_sets))
     return make_error(
         "outputSchema: declare `required` at the top level, not anyOf/oneOf; kiln adds the "
         "error branch");
@@ -150,6 +158,7 @@ Result<json> output_schema_with_error(const json& schema) {
       out["anyOf"] = json::array({{{"required", *required}}, {{"required", {"error"}}}});
     out.erase("required");
   }
+  if (required_sets) out["anyOf"].push_back({{"required", {"error"}}});
   if (auto problem = check_output_schema(out)) return make_error("outputSchema: " + *problem);
   return out;
 }

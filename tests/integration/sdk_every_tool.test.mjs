@@ -74,8 +74,8 @@ async function startRunner(dir) {
   return { url, child };
 }
 
-/** The cases of every tool; resultId is a passing full benchmark's. */
-function cases(simWorkload, resultId) {
+/** The cases of every tool; resultId is a passing full benchmark's, jobs the wait_job ids. */
+function cases(simWorkload, resultId, jobs) {
   const record = { result_id: resultId, name: "kept", approach: "smem_tiling: 64x64", hypothesis: "tiles", reason: "faster" };
   return {
     get_task: [
@@ -136,6 +136,12 @@ function cases(simWorkload, resultId) {
     test_wait: [
       { what: "no wait", args: { duration_ms: 0, steps: 1 } },
       { what: "no steps", args: { duration_ms: 0 }, code: "invalid_arguments" },
+      { what: "running past wait_s", args: { duration_ms: 60_000, steps: 1, wait_s: 0 } },
+    ],
+    wait_job: [
+      { what: "a finished job", args: { job_id: jobs.finished, wait_s: 30 } },
+      { what: "a job still at work", args: { job_id: jobs.running, wait_s: 0 } },
+      { what: "an unknown job", args: { job_id: "job-0123456789abcdef" }, code: "not_found" },
     ],
   };
 }
@@ -182,7 +188,13 @@ describe("stdio: every tool through the SDK client, success and failure", () => 
     const bench = await call("benchmark", { source: fakeSource("pass") + "// recorded\n" });
     assert.equal(bench.isError, false, `benchmark for record_candidate: ${resultText(bench)}\nkiln stderr:\n${stderr}`);
     const task = await call("get_task", {});
-    const all = cases(task.structuredContent.sim_workloads[0].name, bench.structuredContent.result_id);
+    const jobs = {};
+    for (const [key, ms] of [["finished", 200], ["running", 60_000]]) {
+      const r = await call("test_wait", { duration_ms: ms, steps: 1, wait_s: 0 });
+      assert.equal(r.structuredContent.status, "running", resultText(r));
+      jobs[key] = r.structuredContent.job_id;
+    }
+    const all = cases(task.structuredContent.sim_workloads[0].name, bench.structuredContent.result_id, jobs);
     const names = tools.map((t) => t.name);
     const missing = names.filter((n) => !all[n]);
     assert.deepEqual(missing, [], `tools without cases in sdk_every_tool.test.mjs: add a success and a failure for each`);

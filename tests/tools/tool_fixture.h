@@ -50,7 +50,8 @@ class ToolTest : public ::testing::Test {
   // What a test suite sets beyond the defaults above (e.g. a compile cache of its own).
   virtual void configure(tools::ToolboxConfig&) {}
 
-  mcp::ToolResult call(const std::string& tool, const json& arguments) {
+  // `background`: as a session calls, so a long tool answers "running" past its wait_s.
+  mcp::ToolResult call(const std::string& tool, const json& arguments, bool background = false) {
     mcp::CallContext context(
         [this](json note) {
           std::lock_guard lock(mutex_);
@@ -58,6 +59,7 @@ class ToolTest : public ::testing::Test {
         },
         "progress-1", cancelled_,
         std::make_shared<std::atomic<mcp::LogLevel>>(mcp::LogLevel::kInfo));
+    if (background) context.allow_background();
     return server_.tools().run(tool, arguments, context);
   }
 

@@ -6,10 +6,12 @@
 #include <gmock/gmock.h>
 
 #include <map>
+#include <set>
 #include <vector>
 
 #include "kb_fixture.h"
 #include "kiln/frontier/worktree.h"
+#include "kiln/mcp/long_call.h"
 #include "kiln/mcp/schema_validator.h"
 #include "kiln/mcp/tool_registry.h"
 #include "tool_fixture.h"
@@ -25,6 +27,13 @@ struct Case {
   std::string what;
   json arguments;
   std::string error_code;
+  bool background = false;  // called as a session calls (a long tool may answer "running")
+};
+
+// The jobs the wait_job cases ask for: one that finished, one still at work.
+struct Jobs {
+  std::string finished;
+  std::string running;
 };
 
 const char* const kNotCpp = "this is not C++ at all\n";
@@ -66,7 +75,8 @@ class ToolOutputSchemaTest : public ToolTest {
   }
 
   // The cases of every tool kiln registers; `result_id` is a passing full benchmark's.
-  std::map<std::string, std::vector<Case>> cases(const std::string& result_id) const {
+  std::map<std::string, std::vector<Case>> cases(const std::string& result_id,
+                                                 const Jobs& jobs) const {
     const std::string starter = std::string(KILN_TASKS_DIR) + "/fp16_gemm/starter.cu";
     const std::string sim_workload = bundled_task().sim_workloads.front().name;
     const json record = {{"result_id", result_id},
@@ -150,7 +160,16 @@ class ToolOutputSchemaTest : public ToolTest {
           {"a zero limit", {{"limit", 0}}, "invalid_arguments"}}},
         {"test_wait",
          {{"no wait", {{"duration_ms", 0}, {"steps", 1}}, ""},
-          {"no steps", {{"duration_ms", 0}}, "invalid_arguments"}}},
+          {"no steps", {{"duration_ms", 0}}, "invalid_arguments"},
+          {"running past wait_s",
+           {{"duration_ms", 60000}, {"steps", 1}, {"wait_s", 0}},
+           "",
+           true}}},
+        {"wait_job",
+         {{"a finished job", {{"job_id", jobs.finished}, {"wait_s", 30}}, ""},
+          {"a job still at work", {{"job_id", jobs.running}, {"wait_s", 0}}, ""},
+          {"an unknown job", {{"job_id", "job-0123456789abcdef"}}, "not_found"},
+          {"not a job id", {{"job_id", "r-1"}}, "invalid_arguments"}}},
     };
   }
 
@@ -158,7 +177,7 @@ class ToolOutputSchemaTest : public ToolTest {
   void check(const json& tool, const Case& c) {
     const std::string name = tool["name"];
     SCOPED_TRACE(name + ": " + c.what);
-    const mcp::ToolResult result = call(name, c.arguments);
+    const mcp::ToolResult result = call(name, c.arguments, c.background);
     const json wire = mcp::to_call_result(result);
     ASSERT_TRUE(wire.contains("structuredContent")) << wire.dump();
     const json& structured = wire["structuredContent"];
@@ -186,7 +205,13 @@ TEST_F(ToolOutputSchemaTest, EveryToolsSuccessesAndFailuresMatchItsOutputSchema)
   start();
   auto benchmark = call("benchmark", {{"source", fake_source("pass") + "// recorded\n"}});
   ASSERT_TRUE(benchmark.structured.contains("result_id")) << benchmark.text;
-  const auto all = cases(benchmark.structured["result_id"]);
+  Jobs jobs;
+  for (auto [id, ms] : {std::pair{&jobs.finished, 200}, std::pair{&jobs.running, 60000}}) {
+    auto running = call("test_wait", {{"duration_ms", ms}, {"steps", 1}, {"wait_s", 0}}, true);
+    ASSERT_EQ(running.structured.value("status", ""), "running") << running.text;
+    *id = running.structured["job_id"];
+  }
+  const auto all = cases(benchmark.structured["result_id"], jobs);
   const json tools = server_.tools().list()["tools"];
   ASSERT_GE(tools.size(), all.size());
   for (const auto& tool : tools) {
@@ -216,6 +241,30 @@ TEST_F(ToolOutputSchemaTest, WithoutARunnerTheGpuToolsSayNoRunnerInTheirSchema) 
     if (name == "benchmark" || name == "profile" || name == "racecheck")
       check(tool, {"no runner", {{"source", fake_source("pass")}}, "no_runner"});
   }
+}
+
+// The tools whose work can outlast a client's timeout take wait_s, and their outputSchema admits
+// the running answer (status "running", job_id, next_call) that they give past it; so does
+// wait_job's, which gives the same answer while the work goes on.
+TEST_F(ToolOutputSchemaTest, EveryLongToolsSchemaAdmitsTheRunningAnswer) {
+  start();
+  std::set<std::string> long_tools;
+  const json tools = server_.tools().list()["tools"];
+  for (const auto& tool : tools) {
+    if (!tool["inputSchema"]["properties"].contains("wait_s")) continue;
+    const std::string name = tool["name"];
+    long_tools.insert(name);
+    mcp::JobStatus status;
+    status.id = "job-0123456789abcdef";
+    status.tool = name;
+    status.elapsed_s = 45.2;
+    const json running = mcp::to_call_result(mcp::job_answer(status))["structuredContent"];
+    auto problem = mcp::validate_against_schema(tool["outputSchema"], running);
+    EXPECT_FALSE(problem.has_value()) << name << ": " << problem.value_or("") << "\n"
+                                      << running.dump();
+  }
+  EXPECT_EQ(long_tools, (std::set<std::string>{"benchmark", "profile", "racecheck", "simulate",
+                                               "synccheck", "test_wait", "wait_job"}));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ mcp::Tool make_test_wait_tool() {
   tool.input_schema =
       json{{"type", "object"},
            {"properties",
-            {{"duration_ms", {{"type", "integer"}, {"minimum", 0}, {"maximum", 60000}}},
+            {{"duration_ms", {{"type", "integer"}, {"minimum", 0}, {"maximum", 600000}}},
              {"steps", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}},
            {"required", {"duration_ms", "steps"}},
            {"additionalProperties", false}};

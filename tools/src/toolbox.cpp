@@ -1,12 +1,14 @@
 #include "kiln/tools/toolbox.h"
 
 #include <optional>
+#include <set>
 
 #include "conformance/fixtures.h"
 #include "kiln/base/env.h"
 #include "kiln/frontier/live_log.h"
 #include "kiln/frontier/result_store.h"
 #include "kiln/frontier/run_manifest.h"
+#include "kiln/mcp/long_call.h"
 #include "kiln/tasks/task.h"
 #include "kiln/tools/frontier_source.h"
 #include "kiln/tools/tool_factories.h"
@@ -122,7 +124,18 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& given) {
   tools.push_back(make_racecheck_tool(compiler, gpu_jobs));
   if (config.test_tools) tools.push_back(make_test_wait_tool());
   if (config.conformance_fixtures) conformance::add_conformance_fixtures(server, tools);
+  // Work that can outlast a client's timeout answers within wait_s, and wait_job has the rest
+  // (README.md, "Long calls"); with a run directory the results outlive this process.
+  if (!config.run_dir.empty()) server.jobs()->set_directory(config.run_dir / "jobs");
+  tools.push_back(make_wait_job_tool(server.jobs()));
+  const std::set<std::string> long_tools = {"benchmark", "profile",   "simulate",
+                                            "synccheck", "racecheck", "test_wait"};
   for (auto& tool : tools) {
+    if (long_tools.count(tool.name)) {
+      auto wrapped = mcp::with_wait_budget(std::move(tool), server.jobs());
+      if (!wrapped) return wrapped.error();
+      tool = std::move(*wrapped);
+    }
     if (auto status = server.tools().add(std::move(tool)); !status) return status;
   }
   server.resources().add(make_task_resource(source));

@@ -34,6 +34,12 @@ class CallContext {
 
   bool cancelled() const { return cancelled_->load(); }
 
+  // Whether the call may leave its work running in the background when it outlasts its wait
+  // budget (long_call.h): true for a tools/call of a session, false for `kiln call` and tests,
+  // which wait for the whole work.
+  bool may_background() const { return may_background_; }
+  void allow_background() { may_background_ = true; }
+
   // What the client sent for a multi round-trip request (input_required.h); empty on
   // a first call, and can_ask is false where the revision has no such results.
   const ClientInput& input() const { return input_; }
@@ -81,6 +87,7 @@ class CallContext {
   Clock::time_point started_ = Clock::now();
   Clock::time_point last_sent_ = started_;
   ClientInput input_;
+  bool may_background_ = false;
 };
 
 }  // namespace kiln::mcp

@@ -2,9 +2,11 @@
 // Filled before serving and read-only afterwards, so sessions share it freely.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "kiln/mcp/input_required.h"
+#include "kiln/mcp/job_store.h"
 #include "kiln/mcp/prompt_registry.h"
 #include "kiln/mcp/resource_registry.h"
 #include "kiln/mcp/tool_registry.h"
@@ -31,6 +33,8 @@ class Server {
   const PromptRegistry& prompts() const { return prompts_; }
   // Seals the requestState of input-required results (one key per process).
   const RequestStateSeal& request_state_seal() const { return seal_; }
+  // The jobs of long calls (long_call.h), shared by every session of this process.
+  const std::shared_ptr<JobStore>& jobs() const { return jobs_; }
 
  private:
   ServerInfo info_;
@@ -38,6 +42,7 @@ class Server {
   ResourceRegistry resources_;
   PromptRegistry prompts_;
   RequestStateSeal seal_;
+  std::shared_ptr<JobStore> jobs_ = std::make_shared<JobStore>();
 };
 
 }  // namespace kiln::mcp

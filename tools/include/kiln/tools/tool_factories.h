@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "kiln/kb/kb_service.h"
+#include "kiln/mcp/long_call.h"
 #include "kiln/mcp/tool.h"
 #include "kiln/tools/candidate_compiler.h"
 #include "kiln/tools/candidate_source.h"
@@ -54,5 +55,8 @@ mcp::Tool make_list_frontier_tool(std::shared_ptr<FrontierSource> frontier);
 // Diagnostic tool for client tests (progress and cancellation); registered only
 // with `kiln mcp --test-tools`.
 mcp::Tool make_test_wait_tool();
+
+// wait_job: the result of a long call that answered status "running" (mcp/long_call.h).
+mcp::Tool make_wait_job_tool(std::shared_ptr<mcp::JobStore> jobs, mcp::WaitBudget budget = {});
 
 }  // namespace kiln::tools
