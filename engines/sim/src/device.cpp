@@ -71,6 +71,14 @@ Result<uint64_t> Device::allocate(size_t bytes) {
 
 Status Device::free(uint64_t address) { return impl_->memory.free(address); }
 
+Result<uint64_t> Device::map_external(ExternalBytes bytes, std::string_view label) {
+  return impl_->memory.map_external(std::move(bytes), std::string(label));
+}
+
+Status Device::move_to_external(uint64_t address, ExternalBytes bytes) {
+  return impl_->memory.move_to_external(address, std::move(bytes));
+}
+
 Status Device::copy_to_device(uint64_t destination, const void* source, size_t bytes) {
   Status s = impl_->check_range(destination, bytes, "copy to device");
   if (!s) return s;

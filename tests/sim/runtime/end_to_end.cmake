@@ -24,6 +24,24 @@ target_link_libraries(kiln_sim_runtime_e2e_test PRIVATE kiln_cudart_sim
   nlohmann_json::nlohmann_json GTest::gtest_main ${CMAKE_DL_LIBS} kiln_warnings)
 gtest_discover_tests(kiln_sim_runtime_e2e_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS sim)
 
+# Memory shared with the device from outside the simulator: CUDA IPC across two processes
+# (kiln_sim_ipc_child is the second one) and mapped pinned host memory.
+_kiln_simrt_linked_candidate(sharing_kernels ${CMAKE_CURRENT_SOURCE_DIR}/sharing_kernels.cu)
+add_custom_target(kiln_sim_runtime_sharing_kernels DEPENDS ${_kiln_simrt_out}/sharing_kernels.so)
+add_executable(kiln_sim_ipc_child ipc_child.cpp)
+target_include_directories(kiln_sim_ipc_child SYSTEM PRIVATE ${KILN_CUDA_ROOT}/include)
+target_link_libraries(kiln_sim_ipc_child PRIVATE kiln_cudart_sim kiln_confine ${CMAKE_DL_LIBS}
+  kiln_warnings)
+add_executable(kiln_sim_runtime_sharing_test ipc_test.cpp mapped_memory_test.cpp)
+add_dependencies(kiln_sim_runtime_sharing_test kiln_sim_runtime_sharing_kernels kiln_sim_ipc_child)
+target_compile_definitions(kiln_sim_runtime_sharing_test PRIVATE
+  KILN_SIMRT_SHARING_KERNELS="${_kiln_simrt_out}/sharing_kernels.so"
+  KILN_SIMRT_IPC_CHILD="$<TARGET_FILE:kiln_sim_ipc_child>")
+target_include_directories(kiln_sim_runtime_sharing_test SYSTEM PRIVATE ${KILN_CUDA_ROOT}/include)
+target_link_libraries(kiln_sim_runtime_sharing_test PRIVATE kiln_cudart_sim GTest::gtest_main
+  ${CMAKE_DL_LIBS} kiln_warnings)
+gtest_discover_tests(kiln_sim_runtime_sharing_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS sim)
+
 # kiln-sim-run on the task starters and on deliberately broken candidates.
 if(TARGET kiln-sim-run)
   set(_kiln_wrong_outputs)

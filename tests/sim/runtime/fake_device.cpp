@@ -88,9 +88,23 @@ void clear_kernel_bodies() { bodies().clear(); }
 
 }  // namespace fake
 
+// One allocation of the fake: its own bytes, or external ones (released when it ends).
+struct FakeRegion {
+  std::vector<std::byte> owned;
+  std::byte* data = nullptr;
+  size_t size = 0;
+  std::function<void()> release;
+  FakeRegion() = default;
+  FakeRegion(const FakeRegion&) = delete;
+  FakeRegion& operator=(const FakeRegion&) = delete;
+  ~FakeRegion() {
+    if (release) release();
+  }
+};
+
 struct Device::Impl {
   DeviceProperties properties;
-  std::map<uint64_t, std::vector<std::byte>> memory;  // base -> bytes
+  std::map<uint64_t, FakeRegion> memory;  // base -> bytes
   uint64_t next = 0x10000000000ull;
   std::vector<std::map<std::string, KernelInfo>> modules;
   std::map<std::pair<ModuleHandle, std::string>, uint64_t> symbols;
@@ -99,8 +113,18 @@ struct Device::Impl {
     auto it = memory.upper_bound(address);
     if (it == memory.begin()) return nullptr;
     --it;
-    if (address - it->first + bytes > it->second.size()) return nullptr;
-    return it->second.data() + (address - it->first);
+    if (address - it->first + bytes > it->second.size) return nullptr;
+    return it->second.data + (address - it->first);
+  }
+
+  uint64_t add_owned(size_t bytes) {
+    const uint64_t base = next;
+    FakeRegion& region = memory.try_emplace(base).first->second;
+    region.owned.resize(bytes);
+    region.data = region.owned.data();
+    region.size = bytes;
+    next += (bytes + 255) / 256 * 256 + 256;
+    return base;
   }
 };
 
@@ -112,15 +136,34 @@ Device::~Device() = default;
 
 const DeviceProperties& Device::properties() const { return impl_->properties; }
 
-Result<uint64_t> Device::allocate(size_t bytes) {
-  const uint64_t base = impl_->next;
-  impl_->memory[base].resize(bytes);
-  impl_->next += (bytes + 255) / 256 * 256 + 256;
-  return base;
-}
+Result<uint64_t> Device::allocate(size_t bytes) { return impl_->add_owned(bytes); }
 
 Status Device::free(uint64_t address) {
   if (impl_->memory.erase(address) == 0) return make_error("fake: unknown address");
+  return Ok{};
+}
+
+Result<uint64_t> Device::map_external(ExternalBytes bytes, std::string_view /*label*/) {
+  const uint64_t base = impl_->next;
+  FakeRegion& region = impl_->memory.try_emplace(base).first->second;
+  region.data = reinterpret_cast<std::byte*>(bytes.data);
+  region.size = bytes.size;
+  region.release = std::move(bytes.release);
+  impl_->next += (bytes.size + 255) / 256 * 256 + 256;
+  return base;
+}
+
+Status Device::move_to_external(uint64_t address, ExternalBytes bytes) {
+  auto it = impl_->memory.find(address);
+  if (it == impl_->memory.end() || it->second.size != bytes.size) {
+    if (bytes.release) bytes.release();
+    return make_error("fake: move_to_external of an unknown allocation");
+  }
+  FakeRegion& region = it->second;
+  std::memcpy(bytes.data, region.data, region.size);
+  region.data = reinterpret_cast<std::byte*>(bytes.data);
+  region.owned.clear();
+  region.release = std::move(bytes.release);
   return Ok{};
 }
 
@@ -173,9 +216,7 @@ Result<uint64_t> Device::symbol_address(ModuleHandle module, std::string_view sy
   auto key = std::make_pair(module, std::string(symbol));
   auto it = impl_->symbols.find(key);
   if (it != impl_->symbols.end()) return it->second;
-  const uint64_t base = impl_->next;
-  impl_->memory[base].resize(4096);
-  impl_->next += 4096 + 256;
+  const uint64_t base = impl_->add_owned(4096);
   impl_->symbols[key] = base;
   return base;
 }

@@ -3,6 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -114,18 +116,21 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 
 cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
   if (pValue == nullptr) return cudaErrorInvalidValue;
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
   switch (limit) {
     case cudaLimitStackSize:
       *pValue = 1024;
       break;
-    case cudaLimitPrintfFifoSize: {
-      auto& state = rt::RuntimeState::get();
-      std::lock_guard lock(state.mutex);
+    case cudaLimitPrintfFifoSize:
       *pValue = state.printf_fifo_bytes;
       break;
-    }
     case cudaLimitMallocHeapSize:
       *pValue = 8 << 20;
+      break;
+    case cudaLimitPersistingL2CacheSize:
+      *pValue = state.persisting_l2_bytes.value_or(
+          rt::persisting_l2_default_bytes(state.device().properties()));
       break;
     default:
       *pValue = 0;
@@ -134,16 +139,67 @@ cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
   return cudaSuccess;
 }
 
-// Only the printf FIFO size changes what the simulator does; other limits are accepted.
+// The printf FIFO size changes what the simulator does; the persisting-L2 size is kept and
+// read back as an H200 keeps it (device_properties.h); other limits are accepted.
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
-  if (limit == cudaLimitPrintfFifoSize) {
-    auto& state = rt::RuntimeState::get();
-    std::lock_guard lock(state.mutex);
-    state.printf_fifo_bytes = value;
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (limit == cudaLimitPrintfFifoSize) state.printf_fifo_bytes = value;
+  if (limit == cudaLimitPersistingL2CacheSize) {
+    const auto& device = state.device().properties();
+    const uint64_t max = rt::persisting_l2_max_bytes(device);
+    if (value > max)
+      return rt::fail(cudaErrorInvalidValue, "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, " +
+                                                 std::to_string(value) +
+                                                 "): above persistingL2CacheMaxSize (" +
+                                                 std::to_string(max) + " bytes)");
+    const uint64_t step = rt::persisting_l2_step_bytes(device);
+    state.persisting_l2_bytes = static_cast<size_t>((value + step - 1) / step * step);
   }
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache /*cacheConfig*/) { return cudaSuccess; }
+
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache cacheConfig) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (cacheConfig < cudaFuncCachePreferNone || cacheConfig > cudaFuncCachePreferEqual)
+    return rt::fail(cudaErrorInvalidValue,
+                    "cudaDeviceSetCacheConfig: " + std::to_string(static_cast<int>(cacheConfig)) +
+                        " is not a cudaFuncCache");
+  state.cache_config = cacheConfig;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* pCacheConfig) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (pCacheConfig == nullptr)
+    return rt::fail(cudaErrorInvalidValue, "cudaDeviceGetCacheConfig: null pCacheConfig");
+  *pCacheConfig = state.cache_config;
+  return cudaSuccess;
+}
+
+// No L2 is modelled, so no line is persisting: nothing to reset.
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
+// The simulated device's PCI address, "0000:00:00.0". A buffer shorter than its 13 bytes gets
+// as much as fits and cudaErrorInvalidValue, as from the real runtime.
+cudaError_t cudaDeviceGetPCIBusId(char* pciBusId, int len, int device) {
+  constexpr const char* kBusId = "0000:00:00.0";
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (pciBusId == nullptr || len <= 0)
+    return rt::fail(cudaErrorInvalidValue, "cudaDeviceGetPCIBusId: null pciBusId or len <= 0");
+  if (device != 0)
+    return rt::fail(cudaErrorInvalidDevice, "cudaDeviceGetPCIBusId(" + std::to_string(device) +
+                                                "): the simulator has one device, number 0");
+  std::snprintf(pciBusId, static_cast<size_t>(len), "%s", kBusId);
+  if (static_cast<size_t>(len) <= std::strlen(kBusId))
+    return rt::fail(cudaErrorInvalidValue, "cudaDeviceGetPCIBusId: len " + std::to_string(len) +
+                                               " is too short; pass a buffer of 13 bytes");
+  return cudaSuccess;
+}
+
 cudaError_t cudaFuncSetCacheConfig(const void* /*func*/, cudaFuncCache /*cacheConfig*/) {
   return cudaSuccess;
 }

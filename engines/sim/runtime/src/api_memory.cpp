@@ -1,13 +1,14 @@
-// Memory entry points: allocation, copies, fills and symbol access (device_memory.h does the
-// work). Asynchronous forms complete before returning; their stream is only validated.
+// Memory entry points: allocation, copies, fills, symbol access (device_memory.h does the work)
+// and pinned host memory (host_memory.h). Asynchronous forms complete before returning; their
+// stream is only validated.
 #include <cuda_runtime_api.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
 #include "device_memory.h"
 #include "error_state.h"
+#include "host_memory.h"
 #include "runtime_state.h"
 
 namespace rt = kiln::sim::runtime;
@@ -104,7 +105,10 @@ cudaError_t cudaFree(void* devPtr) {
 
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
   return rt::on_stream("cudaMallocAsync", hStream, [&](rt::RuntimeState& state) {
-    return rt::allocate_memory(state, "cudaMallocAsync", devPtr, size);
+    const cudaError_t error = rt::allocate_memory(state, "cudaMallocAsync", devPtr, size);
+    if (error == cudaSuccess && *devPtr != nullptr)
+      state.pool_allocations.insert(rt::address_of(*devPtr));
+    return error;
   });
 }
 
@@ -122,20 +126,29 @@ cudaError_t cudaFreeAsync_ptsz(void* devPtr, cudaStream_t hStream) {
   return cudaFreeAsync(devPtr, hStream);
 }
 
-// Host allocations are ordinary host memory: nothing is pinned on a simulated device.
+// Pinned host memory is ordinary host memory that the device can map (host_memory.h).
 cudaError_t cudaMallocHost(void** ptr, size_t size) {
-  if (ptr == nullptr) return cudaErrorInvalidValue;
-  *ptr = std::malloc(size == 0 ? 1 : size);
-  return *ptr != nullptr ? cudaSuccess : cudaErrorMemoryAllocation;
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  return rt::allocate_host(state, "cudaMallocHost", ptr, size, 0);
 }
 
-cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int /*flags*/) {
-  return cudaMallocHost(pHost, size);
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  return rt::allocate_host(state, "cudaHostAlloc", pHost, size, flags);
 }
 
 cudaError_t cudaFreeHost(void* ptr) {
-  std::free(ptr);
-  return cudaSuccess;
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  return rt::free_host(state, ptr);
+}
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  auto& state = rt::RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  return rt::host_device_pointer(state, pDevice, pHost, flags);
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
@@ -264,9 +277,27 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
   if (attributes == nullptr)
     return rt::fail(cudaErrorInvalidValue, "cudaPointerGetAttributes: null attributes");
   *attributes = cudaPointerAttributes{};
+  attributes->device = 0;
+  uintptr_t host_base = 0;
+  if (rt::HostAllocation* host = rt::find_host_allocation(state, ptr, &host_base)) {
+    // Pinned host memory: its device alias (mapped now if it was not yet).
+    const uint64_t device = rt::map_host_allocation(state, *host);
+    attributes->type = cudaMemoryTypeHost;
+    attributes->hostPointer = const_cast<void*>(ptr);
+    if (device != 0)
+      attributes->devicePointer = rt::pointer_of(device + (rt::address_of(ptr) - host_base));
+    return cudaSuccess;
+  }
+  for (auto& [base, host] : state.host_allocations) {
+    const uint64_t offset = rt::address_of(ptr) - host.device_address;
+    if (host.device_address == 0 || offset >= host.bytes) continue;
+    attributes->type = cudaMemoryTypeHost;  // the device alias of pinned host memory
+    attributes->hostPointer = static_cast<char*>(host.host) + offset;
+    attributes->devicePointer = const_cast<void*>(ptr);
+    return cudaSuccess;
+  }
   const bool device = state.is_device_address(rt::address_of(ptr));
   attributes->type = device ? cudaMemoryTypeDevice : cudaMemoryTypeUnregistered;
-  attributes->device = 0;
   attributes->devicePointer = device ? const_cast<void*>(ptr) : nullptr;
   attributes->hostPointer = device ? nullptr : const_cast<void*>(ptr);
   return cudaSuccess;

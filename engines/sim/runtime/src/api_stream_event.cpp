@@ -4,9 +4,11 @@
 // step, a consistent stand-in that never claims to be measured time (README.md).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
+#include "device_properties.h"
 #include "error_state.h"
 #include "runtime_state.h"
 
@@ -17,11 +19,19 @@ namespace {
 
 constexpr float kMillisecondsPerTick = 0.001f;
 
+// Stream priorities as on an H200: 0 (least) to -5 (greatest); others are clamped, as CUDA does.
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -5;
+
+int clamp_priority(int priority) { return std::clamp(priority, kGreatestPriority, kLeastPriority); }
+
 cudaError_t create_stream(cudaStream_t* stream, unsigned flags, int priority) {
   auto& state = RuntimeState::get();
   std::lock_guard lock(state.mutex);
   if (stream == nullptr) return fail(cudaErrorInvalidValue, "cudaStreamCreate: null pStream");
-  auto record = std::make_unique<StreamRecord>(StreamRecord{flags, priority});
+  auto record = std::make_unique<StreamRecord>();
+  record->flags = flags;
+  record->priority = clamp_priority(priority);
   *stream = reinterpret_cast<cudaStream_t>(record.get());
   state.streams[record.get()] = std::move(record);
   return cudaSuccess;
@@ -59,6 +69,79 @@ cudaError_t record_event(const char* api, cudaEvent_t event, cudaStream_t stream
   record->recorded = true;
   record->tick = state.clock;
   return cudaSuccess;
+}
+
+// The checks the runtime documents for an access-policy window: a hit ratio in [0, 1], known
+// properties (the miss property Normal or Streaming) and a size the device supports.
+cudaError_t check_access_policy(const cudaAccessPolicyWindow& window) {
+  const std::string api = "cudaStreamSetAttribute(AccessPolicyWindow): ";
+  if (!(window.hitRatio >= 0.0f && window.hitRatio <= 1.0f))
+    return fail(cudaErrorInvalidValue, api + "hitRatio must be in [0, 1]");
+  if (window.hitProp < cudaAccessPropertyNormal || window.hitProp > cudaAccessPropertyPersisting)
+    return fail(cudaErrorInvalidValue, api + "hitProp is not a cudaAccessProperty");
+  if (window.missProp != cudaAccessPropertyNormal && window.missProp != cudaAccessPropertyStreaming)
+    return fail(cudaErrorInvalidValue, api + "missProp must be Normal or Streaming");
+  if (window.num_bytes > static_cast<size_t>(kMaxAccessPolicyWindowBytes))
+    return fail(cudaErrorInvalidValue, api + "num_bytes " + std::to_string(window.num_bytes) +
+                                           " exceeds accessPolicyMaxWindowSize (" +
+                                           std::to_string(kMaxAccessPolicyWindowBytes) + ")");
+  return cudaSuccess;
+}
+
+cudaError_t get_stream_attribute(cudaStream_t stream, cudaStreamAttrID attribute,
+                                 cudaStreamAttrValue* value) {
+  auto& state = RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (value == nullptr) return fail(cudaErrorInvalidValue, "cudaStreamGetAttribute: null value");
+  StreamRecord* record = state.stream_record(stream);
+  if (record == nullptr)
+    return fail(cudaErrorInvalidResourceHandle, "cudaStreamGetAttribute: no such stream");
+  switch (attribute) {
+    case cudaStreamAttributeAccessPolicyWindow:
+      value->accessPolicyWindow = record->access_policy;
+      return cudaSuccess;
+    case cudaStreamAttributeSynchronizationPolicy:
+      value->syncPolicy = record->sync_policy;
+      return cudaSuccess;
+    case cudaStreamAttributePriority:
+      value->priority = record->priority;
+      return cudaSuccess;
+    default:
+      return fail(cudaErrorInvalidValue, "cudaStreamGetAttribute: attribute " +
+                                             std::to_string(static_cast<int>(attribute)) +
+                                             " is not kept for streams by the simulator");
+  }
+}
+
+cudaError_t set_stream_attribute(cudaStream_t stream, cudaStreamAttrID attribute,
+                                 const cudaStreamAttrValue* value) {
+  auto& state = RuntimeState::get();
+  std::lock_guard lock(state.mutex);
+  if (value == nullptr) return fail(cudaErrorInvalidValue, "cudaStreamSetAttribute: null value");
+  StreamRecord* record = state.stream_record(stream);
+  if (record == nullptr)
+    return fail(cudaErrorInvalidResourceHandle, "cudaStreamSetAttribute: no such stream");
+  switch (attribute) {
+    case cudaStreamAttributeAccessPolicyWindow:
+      if (const cudaError_t error = check_access_policy(value->accessPolicyWindow);
+          error != cudaSuccess)
+        return error;
+      record->access_policy = value->accessPolicyWindow;
+      return cudaSuccess;
+    case cudaStreamAttributeSynchronizationPolicy:
+      if (value->syncPolicy < cudaSyncPolicyAuto || value->syncPolicy > cudaSyncPolicyBlockingSync)
+        return fail(cudaErrorInvalidValue,
+                    "cudaStreamSetAttribute: not a cudaSynchronizationPolicy");
+      record->sync_policy = value->syncPolicy;
+      return cudaSuccess;
+    case cudaStreamAttributePriority:
+      record->priority = clamp_priority(value->priority);
+      return cudaSuccess;
+    default:
+      return fail(cudaErrorInvalidValue, "cudaStreamSetAttribute: attribute " +
+                                             std::to_string(static_cast<int>(attribute)) +
+                                             " is not kept for streams by the simulator");
+  }
 }
 
 }  // namespace
@@ -129,17 +212,37 @@ cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags) {
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
   auto& state = rt::RuntimeState::get();
   std::lock_guard lock(state.mutex);
-  if (priority == nullptr || !state.is_valid_stream(hStream))
+  rt::StreamRecord* record = state.stream_record(hStream);
+  if (priority == nullptr || record == nullptr)
     return rt::fail(cudaErrorInvalidResourceHandle, "cudaStreamGetPriority: no such stream");
-  auto it = state.streams.find(hStream);
-  *priority = it == state.streams.end() ? 0 : it->second->priority;
+  *priority = record->priority;
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
-  if (leastPriority != nullptr) *leastPriority = 0;
-  if (greatestPriority != nullptr) *greatestPriority = -5;  // as on an H200
+  if (leastPriority != nullptr) *leastPriority = rt::kLeastPriority;
+  if (greatestPriority != nullptr) *greatestPriority = rt::kGreatestPriority;
   return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   cudaStreamAttrValue* value_out) {
+  return rt::get_stream_attribute(hStream, attr, value_out);
+}
+
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                        cudaStreamAttrValue* value_out) {
+  return rt::get_stream_attribute(hStream, attr, value_out);
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue* value) {
+  return rt::set_stream_attribute(hStream, attr, value);
+}
+
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                        const cudaStreamAttrValue* value) {
+  return rt::set_stream_attribute(hStream, attr, value);
 }
 
 // Host functions run at once: everything enqueued before them has already completed.

@@ -178,6 +178,14 @@ cudaError_t allocate_memory(RuntimeState& state, const char* api, void** pointer
 cudaError_t free_memory(RuntimeState& state, const char* api, void* pointer) {
   if (pointer == nullptr) return cudaSuccess;
   const uint64_t address = address_of(pointer);
+  if (state.ipc_imports.contains(address))
+    return fail(cudaErrorInvalidValue, std::string(api) + "(" + hex(address) +
+                                           "): memory opened with cudaIpcOpenMemHandle; release "
+                                           "it with cudaIpcCloseMemHandle");
+  if (state.mapped_ranges.contains(address))
+    return fail(cudaErrorInvalidValue, std::string(api) + "(" + hex(address) +
+                                           "): the device alias of pinned host memory; free the "
+                                           "host pointer with cudaFreeHost");
   auto it = state.allocations.find(address);
   if (it == state.allocations.end())
     return fail(cudaErrorInvalidValue,
@@ -185,6 +193,8 @@ cudaError_t free_memory(RuntimeState& state, const char* api, void* pointer) {
                     "): not an address cudaMalloc returned (freed twice, a pointer into the "
                     "middle of an allocation, or a host pointer)");
   state.allocations.erase(it);
+  state.ipc_exports.erase(address);  // freeing it below unlinks its shared-memory object
+  state.pool_allocations.erase(address);
   return device_status(api, state.device().free(address));
 }
 

@@ -37,7 +37,9 @@ void fill_device_prop(const DeviceProperties& device, cudaDeviceProp* prop) {
   prop->unifiedAddressing = 1;
   prop->memoryBusWidth = as_int(device.memory_bus_width_bits);
   prop->l2CacheSize = as_int(device.l2_cache_bytes);
-  prop->persistingL2CacheMaxSize = as_int(device.l2_cache_bytes / 4 * 3);
+  prop->persistingL2CacheMaxSize = as_int(persisting_l2_max_bytes(device));
+  prop->accessPolicyMaxWindowSize = kMaxAccessPolicyWindowBytes;
+  prop->canMapHostMemory = 1;
   prop->maxThreadsPerMultiProcessor = as_int(device.max_threads_per_multiprocessor);
   prop->streamPrioritiesSupported = 1;
   prop->globalL1CacheSupported = 1;
@@ -103,7 +105,9 @@ std::optional<int> device_attribute(const DeviceProperties& device, cudaDeviceAt
     case cudaDevAttrL2CacheSize:
       return as_int(device.l2_cache_bytes);
     case cudaDevAttrMaxPersistingL2CacheSize:
-      return as_int(device.l2_cache_bytes / 4 * 3);
+      return as_int(persisting_l2_max_bytes(device));
+    case cudaDevAttrMaxAccessPolicyWindowSize:
+      return kMaxAccessPolicyWindowBytes;
     case cudaDevAttrClusterLaunch:
       return as_int(device.cluster_launch);
     case cudaDevAttrCooperativeLaunch:
@@ -114,6 +118,7 @@ std::optional<int> device_attribute(const DeviceProperties& device, cudaDeviceAt
     case cudaDevAttrLocalL1CacheSupported:
     case cudaDevAttrMemoryPoolsSupported:
     case cudaDevAttrComputePreemptionSupported:
+    case cudaDevAttrCanMapHostMemory:
       return 1;
     case cudaDevAttrAsyncEngineCount:
       return 2;
@@ -124,6 +129,7 @@ std::optional<int> device_attribute(const DeviceProperties& device, cudaDeviceAt
     case cudaDevAttrPciDomainId:
     case cudaDevAttrPciBusId:
     case cudaDevAttrPciDeviceId:
+    case cudaDevAttrCanUseHostPointerForRegisteredMem:  // host_memory.h
       return 0;
     default:
       return std::nullopt;

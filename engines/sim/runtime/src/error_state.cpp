@@ -47,6 +47,9 @@ constexpr ErrorText kErrors[] = {
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorInvalidClusterSize, "cudaErrorInvalidClusterSize", "invalid cluster size"},
+    {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
+    {cudaErrorMapBufferObjectFailed, "cudaErrorMapBufferObjectFailed",
+     "mapping of buffer object failed"},
     {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };

@@ -38,10 +38,21 @@ Device& RuntimeState::device() {
 void RuntimeState::reset_device() {
   device_.reset();
   for (auto& module : modules_) module->handle.reset();
+  // Destroying the device ran the release of every external backing: exported objects are
+  // unlinked, opened ones unmapped.
   allocations.clear();
   symbol_ranges.clear();
+  mapped_ranges.clear();
+  ipc_exports.clear();
+  ipc_imports.clear();
+  pool_allocations.clear();
+  for (auto& [host, allocation] : host_allocations) allocation.device_address = 0;
   sticky_error = cudaSuccess;
-  printf_fifo_bytes = kDefaultPrintfFifo;  // a reset restores the device's limits
+  // A reset restores the device's limits and settings.
+  printf_fifo_bytes = kDefaultPrintfFifo;
+  persisting_l2_bytes.reset();
+  cache_config = cudaFuncCachePreferNone;
+  default_stream = StreamRecord{};
 }
 
 ModuleRecord* RuntimeState::add_module(std::string ptx, std::string ptx_error) {
@@ -113,7 +124,7 @@ Result<ModuleHandle> RuntimeState::module_handle(ModuleRecord& module) {
 
 std::optional<std::pair<uint64_t, size_t>> RuntimeState::device_range(uint64_t address,
                                                                       size_t bytes) const {
-  for (const auto* ranges : {&allocations, &symbol_ranges}) {
+  for (const auto* ranges : {&allocations, &symbol_ranges, &mapped_ranges}) {
     auto it = ranges->upper_bound(address);
     if (it == ranges->begin()) continue;
     --it;
@@ -125,7 +136,7 @@ std::optional<std::pair<uint64_t, size_t>> RuntimeState::device_range(uint64_t a
 }
 
 bool RuntimeState::is_device_address(uint64_t address) const {
-  for (const auto* ranges : {&allocations, &symbol_ranges}) {
+  for (const auto* ranges : {&allocations, &symbol_ranges, &mapped_ranges}) {
     auto it = ranges->upper_bound(address);
     if (it == ranges->begin()) continue;
     --it;
@@ -137,6 +148,13 @@ bool RuntimeState::is_device_address(uint64_t address) const {
 bool RuntimeState::is_valid_stream(cudaStream_t stream) const {
   return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
          streams.contains(stream);
+}
+
+StreamRecord* RuntimeState::stream_record(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+    return &default_stream;
+  auto it = streams.find(stream);
+  return it == streams.end() ? nullptr : it->second.get();
 }
 
 void RuntimeState::add_printf(const LaunchReport& report) {

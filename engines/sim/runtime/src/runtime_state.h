@@ -20,6 +20,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,6 +63,31 @@ struct VariableRecord {
 struct StreamRecord {
   unsigned flags = 0;
   int priority = 0;
+  // cudaStreamSetAttribute values: stored and read back, no effect on the simulation.
+  cudaAccessPolicyWindow access_policy{};
+  // -1 until set: what an H200 with CUDA 13 reads back for a stream never given a policy.
+  cudaSynchronizationPolicy sync_policy = static_cast<cudaSynchronizationPolicy>(-1);
+};
+
+// An allocation this process exported with cudaIpcGetMemHandle (ipc_memory.h).
+struct IpcExport {
+  std::string name;  // of its shared-memory object
+  cudaIpcMemHandle_t handle{};
+};
+
+// A shared-memory object this process opened with cudaIpcOpenMemHandle.
+struct IpcImport {
+  std::string name;
+  size_t bytes = 0;
+  int opens = 0;  // cudaIpcOpenMemHandle calls not yet closed
+};
+
+// Pinned host memory (cudaMallocHost, cudaHostAlloc); mapped into the device on the first
+// cudaHostGetDevicePointer (0 until then, and again after cudaDeviceReset).
+struct HostAllocation {
+  void* host = nullptr;
+  size_t bytes = 0;
+  uint64_t device_address = 0;
 };
 
 struct EventRecord {
@@ -100,6 +126,19 @@ class RuntimeState {
   std::map<uint64_t, size_t> allocations;
   // Device ranges of module variables, learned through symbol lookups: base -> size.
   std::map<uint64_t, size_t> symbol_ranges;
+  // Device ranges whose bytes live outside the simulator: IPC-opened objects and mapped host
+  // memory. Not freed by cudaFree.
+  std::map<uint64_t, size_t> mapped_ranges;
+  // CUDA IPC: exported allocations by base, opened objects by their device base.
+  std::map<uint64_t, IpcExport> ipc_exports;
+  std::map<uint64_t, IpcImport> ipc_imports;
+  // The process that registered the atexit handler unlinking exported objects (0: none); a
+  // forked child inherits the state but must not unlink its parent's objects.
+  int ipc_cleanup_pid = 0;
+  // Bases of allocations from cudaMallocAsync (pool memory, which IPC cannot export).
+  std::set<uint64_t> pool_allocations;
+  // Pinned host memory by host address.
+  std::map<uintptr_t, HostAllocation> host_allocations;
   // The allocation or symbol range holding [address, address+bytes); nullopt if none does.
   std::optional<std::pair<uint64_t, size_t>> device_range(uint64_t address, size_t bytes) const;
   // Whether the address lies in any device range (for cudaMemcpyDefault).
@@ -108,6 +147,15 @@ class RuntimeState {
   std::unordered_map<const void*, std::unique_ptr<StreamRecord>> streams;
   std::unordered_map<const void*, std::unique_ptr<EventRecord>> events;
   bool is_valid_stream(cudaStream_t stream) const;
+  // The record holding a stream's settings (the default stream's for 0, cudaStreamLegacy and
+  // cudaStreamPerThread); nullptr for a stream that does not exist.
+  StreamRecord* stream_record(cudaStream_t stream);
+  StreamRecord default_stream;
+
+  // Device settings a program can change and read back; cudaDeviceReset restores them.
+  // cudaLimitPersistingL2CacheSize; nullopt: the device's default (device_properties.h).
+  std::optional<size_t> persisting_l2_bytes;
+  cudaFuncCache cache_config = cudaFuncCachePreferNone;
 
   int current_device = 0;
   cudaError_t sticky_error = cudaSuccess;

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -121,6 +122,15 @@ struct LaunchReport {
 
 using ModuleHandle = uint32_t;
 
+// Host bytes that back device memory from outside the simulator: a shared-memory mapping
+// (CUDA IPC) or a pinned host buffer (mapped host memory). `release` runs once, when the
+// allocation is freed or the device destroyed.
+struct ExternalBytes {
+  uint8_t* data = nullptr;
+  uint64_t size = 0;
+  std::function<void()> release;
+};
+
 class Device {
  public:
   explicit Device(SimulatorOptions options = {}, DeviceProperties properties = {});
@@ -133,6 +143,13 @@ class Device {
   // Global memory. Allocations are 256-byte aligned; freeing an unknown address is an error.
   Result<uint64_t> allocate(size_t bytes);
   Status free(uint64_t address);
+  // A fresh device address whose loads and stores reach `bytes.data` itself, so a kernel's
+  // writes are seen by whoever else maps those bytes. It does not count against
+  // global_memory_bytes; free() unmaps it (running bytes.release).
+  Result<uint64_t> map_external(ExternalBytes bytes, std::string_view label);
+  // Moves the allocation based at `address` into `bytes` (of its size): its contents are
+  // copied there, and every later access reaches them; free() runs bytes.release.
+  Status move_to_external(uint64_t address, ExternalBytes bytes);
   Status copy_to_device(uint64_t destination, const void* source, size_t bytes);
   Status copy_to_host(void* destination, uint64_t source, size_t bytes);
   Status copy_on_device(uint64_t destination, uint64_t source, size_t bytes);
