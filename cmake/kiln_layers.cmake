@@ -34,6 +34,11 @@ set(_kiln_may_link_kiln_worker_core kiln_base kiln_tasks kiln_compiler kiln_ptx
     kiln_runner_protocol)
 set(_kiln_may_link_kiln_worker_gpu kiln_base kiln_confine kiln_tasks kiln_compiler kiln_ptx
     kiln_runner_protocol kiln_worker_core)
+set(_kiln_may_link_kiln_worker_gpu_host kiln_base kiln_confine kiln_tasks kiln_compiler kiln_ptx
+    kiln_runner_protocol kiln_worker_core)
+# The simulated worker: the same, with kiln's simulated CUDA runtime in place of libcudart.
+set(_kiln_may_link_kiln_worker_gpu_sim kiln_base kiln_confine kiln_tasks kiln_compiler kiln_ptx
+    kiln_runner_protocol kiln_worker_core kiln_cudart_sim)
 # The MCP tool handlers: everything above, nothing of the programs.
 set(_kiln_may_link_kiln_tools kiln_base kiln_sqlite kiln_http kiln_mcp kiln_tasks kiln_kb
     kiln_ptx kiln_compiler kiln_sim kiln_check kiln_frontier kiln_runner kiln_runner_protocol)

@@ -51,6 +51,42 @@ TEST(KernelBuild, CandidateCommandLinksOnlyTheSharedRuntime) {
   EXPECT_TRUE(has(reference, "-ffp-contract=off"));
 }
 
+TEST(KernelBuild, ForTheSimulatedRuntimeKernelsArePtxLinkedToTheShim) {
+  Toolchain simulated = toolchain();
+  simulated.simulated_runtime = "/opt/kiln/lib/libkiln_cudart_sim.so";
+  BuildRequest request;
+  request.source = "/job/kernel.cu";
+  request.build_dir = "/cache/abc";
+  const auto argv = KernelBuild(simulated).command(request);
+  for (const char* flag : {"arch=compute_90a,code=compute_90a", "--no-compress", "none",
+                           "-L/opt/kiln/lib", "-lkiln_cudart_sim", "-shared"})
+    EXPECT_TRUE(has(argv, flag)) << flag;
+  EXPECT_FALSE(has(argv, "shared"));  // not -cudart shared: no libcudart at all
+  EXPECT_FALSE(has(argv, "-gencode=arch=compute_90a,code=sm_90a"));  // no SASS
+  // A simulated build never serves a GPU build from the cache, nor the other way round.
+  testing::TempDir dir;
+  testing::write_text(dir.path() / "kernel.cu", "int x;");
+  request.source = dir.path() / "kernel.cu";
+  EXPECT_NE(KernelBuild(simulated).fingerprint(request),
+            KernelBuild(toolchain()).fingerprint(request));
+}
+
+TEST(KernelBuild, TheSimulatedRuntimeRefusesABaselineThatLinksAVendorLibrary) {
+  Toolchain simulated = toolchain();
+  simulated.simulated_runtime = "/opt/kiln/lib/libkiln_cudart_sim.so";
+  testing::TempDir dir;
+  testing::write_text(dir.path() / "baseline.cu", "int x;");
+  BuildRequest request;
+  request.kind = BuildKind::kBaseline;
+  request.source = dir.path() / "baseline.cu";
+  request.build_dir = dir.path() / "out";
+  request.libraries = {"cublas"};
+  const BuildOutcome outcome = KernelBuild(simulated).build(request);
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_NE(outcome.error.find("baseline that links cublas"), std::string::npos) << outcome.error;
+  EXPECT_NE(outcome.error.find("run the job on a GPU worker"), std::string::npos) << outcome.error;
+}
+
 TEST(KernelBuild, FingerprintFollowsSourceNotLocation) {
   testing::TempDir dir;
   testing::write_text(dir.path() / "a" / "kernel.cu", "int x;");

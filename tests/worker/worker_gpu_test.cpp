@@ -9,15 +9,11 @@
 // the cache, checks nothing else).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <future>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "kiln/base/env.h"
 #include "kiln/base/sha256.h"
-#include "kiln/compiler/subprocess.h"
+#include "worker_jobs.h"
 #include "worker_test_support.h"
 
 namespace kiln::worker {
@@ -37,99 +33,25 @@ std::filesystem::path cache_root() {
   return root;
 }
 
-struct Job {
-  std::string name;  // also the build cache entry and the result file name
-  std::string kind = "verify";
-  std::string task = "fp16_gemm";
-  std::filesystem::path candidate;
-  std::vector<std::string> workloads;
-  json limits = json::object();
-  json extra = json::object();
-};
+using testing::brief;
+using testing::failed_gates;
+using testing::Job;
+using testing::Outcome;
 
-struct Outcome {
-  json result;
-  std::string problem;  // why no result came back
-  std::string stderr_tail;
-};
-
-Outcome run(const Job& job) {
-  Outcome out;
-  const std::filesystem::path dir = cache_root() / "jobs" / job.name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  json spec = {{"id", "t-" + job.name},
-               {"kind", job.kind},
-               {"task_dir", (testing::source_dir() / "tasks" / job.task).string()},
-               {"candidate", job.candidate.string()},
-               {"build_dir", (cache_root() / "builds" / job.name).string()},
-               {"workloads", job.workloads},
-               {"seed", 20261129},
-               {"limits", job.limits}};
-  for (const auto& [key, value] : job.extra.items()) spec[key] = value;
-  testing::write_text(dir / "job.json", spec.dump(2));
-  std::vector<std::string> argv = {env_or("KILN_WORKER_BIN", KILN_WORKER_BIN), "--job",
-                                   (dir / "job.json").string(), "--gpu", "0"};
-  if (prebuild()) argv.push_back("--build-only");
-  compiler::ProcessOptions options;
-  options.timeout_seconds = 900;
-  options.stdout_file = (dir / "stdout.jsonl").string();
-  const compiler::ProcessResult process = compiler::run_process(argv, options);
-  out.stderr_tail = process.output.size() > 4000
-                        ? process.output.substr(process.output.size() - 4000)
-                        : process.output;
-  if (!process.ok()) {
-    out.problem = "kiln-worker: " + process.describe();
-    return out;
-  }
-  std::istringstream lines(testing::read_text(dir / "stdout.jsonl"));
-  std::string line;
-  std::string last;
-  while (std::getline(lines, line)) {
-    const json event = json::parse(line, nullptr, false);
-    if (event.is_discarded()) {
-      out.problem = "stdout line is not JSON: " + line.substr(0, 200);
-      return out;
-    }
-    last = line;
-  }
-  const json event = json::parse(last, nullptr, false);
-  if (event.is_discarded() || event.value("event", "") != "result") {
-    out.problem = "the last stdout line is not the result";
-    return out;
-  }
-  out.result = event["result"];
-  const std::string results = env_or("KILN_WORKER_RESULTS", "");
-  if (!results.empty()) {
-    std::filesystem::create_directories(results);
-    testing::write_text(std::filesystem::path(results) / (job.name + ".json"), out.result.dump(2));
-  }
-  return out;
+testing::WorkerRun worker_run() {
+  testing::WorkerRun run;
+  run.worker = env_or("KILN_WORKER_BIN", KILN_WORKER_BIN);
+  run.cache = cache_root();
+  run.build_only = prebuild();
+  run.results = env_or("KILN_WORKER_RESULTS", "");
+  return run;
 }
+
+Outcome run(const Job& job) { return testing::run_job(worker_run(), job); }
 
 // Runs independent verify jobs side by side (one GPU takes several small ones at once).
 std::vector<Outcome> run_all(const std::vector<Job>& jobs) {
-  std::vector<std::future<Outcome>> running;
-  for (const auto& job : jobs)
-    running.push_back(std::async(std::launch::async, [job] { return run(job); }));
-  std::vector<Outcome> outcomes;
-  for (auto& r : running) outcomes.push_back(r.get());
-  return outcomes;
-}
-
-// The gates the candidate failed (a gate that did not run is not a failure; see gates.h).
-std::vector<std::string> failed_gates(const json& result) {
-  std::vector<std::string> names;
-  for (const auto& g : result.value("gates", json::array())) {
-    if (g.value("state", g.value("passed", true) ? "passed" : "failed") == "failed")
-      names.push_back(g.value("name", ""));
-  }
-  return names;
-}
-
-std::string brief(const Outcome& o) {
-  return o.problem + " status=" + o.result.value("status", "?") +
-         " error=" + o.result.value("error", "") + "\nstderr: " + o.stderr_tail;
+  return testing::run_jobs(worker_run(), jobs);
 }
 
 void expect_passed(const Outcome& o) {

@@ -11,6 +11,7 @@
 
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
+#include "kiln/base/text.h"
 #include "kiln/compiler/elf_symbols.h"
 #include "kiln/compiler/gpu_arch.h"
 #include "kiln/compiler/subprocess.h"
@@ -62,6 +63,19 @@ Result<std::vector<std::string>> KernelBuild::gencode_flags(const std::string& a
   return compiler::gencode_flags(*parsed, /*embed_ptx=*/true);  // gpu_arch.h
 }
 
+// For the simulated runtime (engines/sim/runtime/README.md, "Building a candidate"): the
+// simulator runs PTX, so the fat binary carries the task arch's PTX only, uncompressed, and every
+// CUDA symbol comes from libkiln_cudart_sim. Vendor libraries have no simulated form.
+void KernelBuild::append_simulated_runtime_flags(const BuildRequest& request,
+                                                 std::vector<std::string>* argv) const {
+  auto parsed = parse_gpu_arch(request.arch);
+  const std::string ptx = parsed ? parsed->virtual_name() : std::string("compute_90a");
+  const std::string library_dir = toolchain_.simulated_runtime.parent_path().string();
+  argv->insert(argv->end(), {"-gencode", "arch=" + ptx + ",code=" + ptx, "--no-compress", "-cudart",
+                             "none", "-L" + library_dir, "-lkiln_cudart_sim", "-Xlinker", "-rpath",
+                             "-Xlinker", library_dir});
+}
+
 std::vector<std::string> KernelBuild::command(const BuildRequest& request) const {
   const std::string include = "-I" + toolchain_.abi_include.string();
   if (request.kind == BuildKind::kReference) {
@@ -86,14 +100,18 @@ std::vector<std::string> KernelBuild::command(const BuildRequest& request) const
                                    "-shared",
                                    "-Xptxas",
                                    "-v"};
-  auto gencode = gencode_flags(request.arch);
-  if (gencode) argv.insert(argv.end(), gencode->begin(), gencode->end());
+  if (!toolchain_.simulated_runtime.empty()) {
+    append_simulated_runtime_flags(request, &argv);
+  } else {
+    auto gencode = gencode_flags(request.arch);
+    if (gencode) argv.insert(argv.end(), gencode->begin(), gencode->end());
+    // The shared CUDA runtime, so the kernel and the worker share one runtime: one error
+    // state, one set of streams, and CUPTI sees the kernel's calls.
+    argv.insert(argv.end(), {"-cudart", "shared", "-Xlinker", "-rpath", "-Xlinker",
+                             (toolchain_.cuda_root / "lib64").string()});
+  }
   argv.push_back(include);
   argv.push_back("-I" + request.source.parent_path().string());
-  // The shared CUDA runtime, so the kernel and the worker share one runtime: one error
-  // state, one set of streams, and CUPTI sees the kernel's calls.
-  argv.insert(argv.end(), {"-cudart", "shared", "-Xlinker", "-rpath", "-Xlinker",
-                           (toolchain_.cuda_root / "lib64").string()});
   if (request.kind == BuildKind::kBaseline) {
     argv.push_back("-L" + (toolchain_.cuda_root / "lib64").string());
     for (const auto& library : request.libraries) argv.push_back("-l" + library);
@@ -207,6 +225,13 @@ BuildOutcome KernelBuild::build(const BuildRequest& request) const {
       outcome.error = gencode.error().message;
       return outcome;
     }
+  }
+  if (!toolchain_.simulated_runtime.empty() && !request.libraries.empty()) {
+    outcome.error = std::string("the simulated CUDA runtime cannot run a ") +
+                    kind_name(request.kind) + " that links " + join(request.libraries, ", ") +
+                    " (vendor libraries have no simulated form); give the task a kernel "
+                    "baseline, or run the job on a GPU worker";
+    return outcome;
   }
   const std::string key = fingerprint(request);
   const std::filesystem::path manifest = request.build_dir / "build.json";

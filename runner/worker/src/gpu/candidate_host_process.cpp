@@ -23,6 +23,7 @@
 #include "kiln/worker/environment_guard.h"
 #include "kiln/worker/loaded_libraries.h"
 #include "kiln/worker/message_channel.h"
+#include "runtime_target.h"
 
 namespace kiln::worker {
 
@@ -100,10 +101,13 @@ host::LoadReply Host::load(const host::LoadRequest& request) {
     return reply;
   }
   task_ = std::move(*task);
+  std::vector<std::string> runtime_notes;  // the verifier reports them; the task is the same
+  adapt_task_to_runtime(&*task_, &runtime_notes);
 
   // Confined before any of the candidate's code runs (its load-time constructors included).
   ConfinePolicy policy = ConfinePolicy::for_cuda_process(request.cuda_root);
   for (const auto& path : request.readable) policy.readable.push_back(path);
+  extend_confinement_for_runtime(&policy);
   (void)libraries_.new_since_last();  // the host's own, before the candidate's load
   auto confined = confine_this_process(policy);
   if (!confined) {

@@ -25,6 +25,7 @@
 #include "kiln/worker/peak_table.h"
 #include "kiln/worker/wall_time.h"
 #include "kiln/worker/worker_result.h"
+#include "runtime_target.h"
 #include "tool_jobs.h"
 #include "workload_session.h"
 
@@ -99,7 +100,7 @@ class JobDriver {
         deadline_(started_ +
                   std::chrono::duration<double>(spec.limits.job_seconds - reserve_seconds(spec))),
         events_(out),
-        builder_(options.toolchain) {
+        builder_(toolchain_for_runtime(options.toolchain)) {
     result_.kind = job_kind_name(spec.kind);
   }
 
@@ -199,9 +200,12 @@ class JobDriver {
 };
 
 bool JobDriver::load_task() {
+  if (const Status runs = runtime_runs(spec_.kind); !runs)
+    return end("error", runs.error().message);
   auto task = tasks::load_task(spec_.task_dir);
   if (!task) return end("error", "cannot load the task bundle: " + task.error().message);
   task_ = std::move(*task);
+  adapt_task_to_runtime(&*task_, &result_.notes);
   result_.task_name = task_->name;
   result_.task_sha256 = task_->sha256;
   result_.task_workload_count = static_cast<int>(task_->workloads.size());

@@ -66,6 +66,9 @@ class KernelBuild {
   const Toolchain& toolchain() const { return toolchain_; }
 
  private:
+  void append_simulated_runtime_flags(const BuildRequest& request,
+                                      std::vector<std::string>* argv) const;
+
   Toolchain toolchain_;
   double timeout_seconds_;
 };

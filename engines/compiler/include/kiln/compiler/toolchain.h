@@ -18,6 +18,10 @@ struct Toolchain {
   std::filesystem::path abi_include;  // the folder holding kiln/abi.h; empty: not found
   std::string nvcc_version;           // "Cuda compilation tools, release 13.0, V13.0.88 ..."; empty
                                       // until probe_toolchain has run nvcc --version
+  // Non-empty: kernels are built for kiln's simulated CUDA runtime, this libkiln_cudart_sim.so
+  // (engines/sim/runtime), instead of the GPU: PTX only, uncompressed, no libcudart. The
+  // simulated kiln-worker sets it (runner/worker/README.md, "The simulated worker").
+  std::filesystem::path simulated_runtime;
 
   std::filesystem::path nvcc_path() const {
     return nvcc.empty() ? cuda_root / "bin" / "nvcc" : nvcc;

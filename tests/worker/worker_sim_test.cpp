@@ -1,0 +1,126 @@
+// kiln-worker-sim, the worker built against kiln's simulated CUDA runtime (runner/worker/README.md,
+// "The simulated worker"): the correctness gates on the CPU, in CI. Every cheat of
+// tests/corpus/cheats whose gate needs no GPU activity record is rejected by that gate, honest
+// kernels pass, and what the simulator cannot judge is reported as not run, never as passed.
+//
+// Environment: KILN_WORKER_SIM_BIN, KILN_SOURCE_DIR, KILN_WORKER_SIM_CACHE (the build cache).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "kiln/base/env.h"
+#include "worker_jobs.h"
+#include "worker_test_support.h"
+
+namespace kiln::worker {
+namespace {
+
+using nlohmann::json;
+using testing::brief;
+using testing::failed_gates;
+using testing::gate_state;
+using testing::Job;
+using testing::Outcome;
+
+testing::WorkerRun sim_run() {
+  testing::WorkerRun run;
+  run.worker = env_or("KILN_WORKER_SIM_BIN", KILN_WORKER_SIM_BIN);
+  run.cache = env_or("KILN_WORKER_SIM_CACHE", "");
+  if (run.cache.empty())
+    run.cache = std::filesystem::temp_directory_path() / "kiln-worker-sim-test";
+  std::filesystem::create_directories(run.cache / "builds");
+  return run;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool any_note_has(const json& result, const std::string& text) {
+  for (const auto& note : result.value("notes", json::array()))
+    if (note.get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(WorkerSim, EveryCheatItCanJudgeIsRejectedByItsGate) {
+  const auto corpus = testing::source_dir() / "tests" / "corpus" / "cheats";
+  const json manifest = json::parse(testing::read_text(corpus / "cheats.json"));
+  std::vector<Job> jobs;
+  std::vector<std::vector<std::string>> gates;
+  for (const auto& cheat : manifest["cheats"]) {
+    if (cheat.contains("simulator")) continue;  // why the simulator cannot judge it
+    Job job;
+    job.name = "cheat-" + cheat["name"].get<std::string>();
+    job.task = manifest["task"];
+    job.candidate = corpus / cheat["name"].get<std::string>() / "kernel.cu";
+    job.workloads = manifest["sim_workloads"].get<std::vector<std::string>>();
+    jobs.push_back(job);
+    std::vector<std::string> accepted = {cheat["gate"].get<std::string>()};
+    for (const auto& also : cheat.value("or", json::array())) accepted.push_back(also);
+    gates.push_back(accepted);
+  }
+  ASSERT_GE(jobs.size(), 10u) << "most cheats need no activity record";
+  const auto outcomes = testing::run_jobs(sim_run(), jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    SCOPED_TRACE(jobs[i].name + " (must fail " + json(gates[i]).dump() + ")");
+    const Outcome& o = outcomes[i];
+    ASSERT_TRUE(o.problem.empty()) << brief(o);
+    EXPECT_EQ(o.result.value("status", ""), "failed") << brief(o);
+    const auto failed = failed_gates(o.result);
+    EXPECT_TRUE(std::any_of(gates[i].begin(), gates[i].end(),
+                            [&](const std::string& gate) { return contains(failed, gate); }))
+        << "failed gates: " << json(failed).dump() << "; error: " << o.result.value("error", "");
+  }
+}
+
+TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
+  const auto tasks = testing::source_dir() / "tasks";
+  const std::vector<Job> jobs = {
+      {"fp16_gemm-starter", "verify", "fp16_gemm", tasks / "fp16_gemm" / "starter.cu", {}},
+      {"rmsnorm-starter", "verify", "rmsnorm", tasks / "rmsnorm" / "starter.cu", {}},
+      {"rmsnorm-baseline-as-candidate",
+       "verify",
+       "rmsnorm",
+       tasks / "rmsnorm" / "baseline.cu",
+       {}}};
+  const auto outcomes = testing::run_jobs(sim_run(), jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    SCOPED_TRACE(jobs[i].name);
+    const Outcome& o = outcomes[i];
+    ASSERT_TRUE(o.problem.empty()) << brief(o);
+    EXPECT_EQ(o.result.value("status", ""), "passed") << brief(o);
+    EXPECT_TRUE(failed_gates(o.result).empty()) << o.result.dump(1).substr(0, 3000);
+    // Every sim workload ran (the task's sim_workloads stand in for its workloads).
+    EXPECT_TRUE(any_note_has(o.result, "sim_workloads stand in")) << o.result["notes"].dump();
+    EXPECT_GE(o.result["workloads"].size(), 4u);
+    for (const auto& row : o.result["workloads"]) EXPECT_TRUE(row.value("passed", false)) << row;
+    // The correctness gates ran; what needs CUPTI did not, so nothing here can be scored.
+    for (const char* gate :
+         {"correctness", "cuda_errors", "poisoned_outputs", "fresh_inputs", "input_checksum",
+          "guard_bands", "determinism", "banned_symbols", "harness_state", "candidate_process"})
+      EXPECT_EQ(gate_state(o.result, gate), "passed") << gate;
+    for (const char* gate : {"activity_record", "hidden_stream_work", "device_memory"})
+      EXPECT_EQ(gate_state(o.result, gate), "not_run") << gate;
+  }
+  // fp16_gemm's baseline links cuBLAS, which has no simulated form: its GPU reference stands in.
+  EXPECT_TRUE(any_note_has(outcomes[0].result, "GPU reference stands in for its baseline"));
+  EXPECT_FALSE(any_note_has(outcomes[1].result, "GPU reference stands in"));
+}
+
+TEST(WorkerSim, AJobThatNeedsAGpuIsRefusedAndSaysWhere) {
+  const auto starter = testing::source_dir() / "tasks" / "rmsnorm" / "starter.cu";
+  for (const char* kind : {"benchmark", "profile", "sanitize"}) {
+    SCOPED_TRACE(kind);
+    const Outcome o =
+        testing::run_job(sim_run(), {std::string("refused-") + kind, kind, "rmsnorm", starter, {}});
+    ASSERT_TRUE(o.problem.empty()) << brief(o);
+    EXPECT_EQ(o.result.value("status", ""), "error");
+    EXPECT_NE(o.result.value("error", "").find("needs a GPU: run it with kiln-worker"),
+              std::string::npos)
+        << o.result.value("error", "");
+  }
+}
+
+}  // namespace
+}  // namespace kiln::worker
