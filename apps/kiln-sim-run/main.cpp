@@ -5,6 +5,7 @@
 //                [--workload NAME]... [--dims M=256,N=256,K=256]... [--seed N] [--reference
 //                reference.so] [--build-dir DIR]
 //                [--instruction-budget N] [--time-limit SECONDS] [--progress]
+//                [--racecheck [--schedules N]]
 //
 // The candidate's host code runs in this process, so whatever it prints goes to stderr: stdout
 // carries only the report (and, with --progress, one JSON line per step before it).
@@ -24,6 +25,7 @@
 #include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/shape.h"
 #include "kiln/tasks/task.h"
+#include "racecheck_run.h"
 #include "workload_run.h"
 
 namespace {
@@ -33,7 +35,7 @@ constexpr const char* kUsage =
     "                    [--workload NAME]... [--dims DIM=N,...]... [--seed N]\n"
     "                    [--reference reference.so]\n"
     "                    [--build-dir DIR] [--instruction-budget N] [--time-limit SECONDS]\n"
-    "                    [--progress]\n"
+    "                    [--progress] [--racecheck [--schedules N]]\n"
     "  --workload            a sim_workload of the task by name (default: all of them)\n"
     "  --dims                an ad-hoc small shape naming every dim of the task, e.g.\n"
     "                        M=256,N=256,K=256; with --dims only the named workloads run\n"
@@ -41,7 +43,12 @@ constexpr const char* kUsage =
     "  --time-limit          wall seconds per kernel launch before it is stopped\n"
     "  --progress            stdout is JSON lines: {\"event\": \"built\"}, then one\n"
     "                        {\"event\": \"workload\", ...} per finished workload, then the "
-    "report\n";
+    "report\n"
+    "  --racecheck           run the workloads under the simulator's race detector instead,\n"
+    "                        once per warp schedule; the report has verdict, findings and\n"
+    "                        schedules (engines/check/README.md)\n"
+    "  --schedules           how many schedules --racecheck runs (default 3: in order,\n"
+    "                        reversed, then random ones seeded from --seed)\n";
 
 // stdout as it was when the process started; fd 1 itself is pointed at stderr so that the
 // candidate's printf cannot corrupt the report.
@@ -83,6 +90,8 @@ int main(int argc, char** argv) {
   std::string task_dir, source, candidate, reference, build_dir = "/tmp/kiln-sim-run";
   std::vector<std::string> workload_names, shapes;
   uint64_t seed = 1;
+  bool racecheck = false;
+  uint64_t schedules = 3;
   // Known before the arguments are checked, so that every line on stdout is JSON.
   const bool progress =
       std::find(argv + 1, argv + argc, std::string_view("--progress")) != argv + argc;
@@ -93,6 +102,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (flag == "--progress") continue;
+    if (flag == "--racecheck") {
+      racecheck = true;
+      continue;
+    }
     if (i + 1 >= argc)
       return fail("arguments", "option " + std::string(flag) + " needs a value\n" + kUsage,
                   progress);
@@ -112,7 +125,11 @@ int main(int argc, char** argv) {
       reference = value;
     else if (flag == "--build-dir")
       build_dir = value;
-    else if (flag == "--seed" || flag == "--instruction-budget") {
+    else if (flag == "--schedules") {
+      if (!parse_count(value, schedules) || schedules == 0 || schedules > 64)
+        return fail("arguments", "--schedules takes a count from 1 to 64, not '" + value + "'",
+                    progress);
+    } else if (flag == "--seed" || flag == "--instruction-budget") {
       if (!parse_count(value, count))
         return fail("arguments",
                     std::string(flag) + " takes a non-negative integer, not '" + value + "'",
@@ -212,6 +229,25 @@ int main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
     emit({{"event", "built"}, {"seconds", seconds}, {"total", workloads.size()}}, true);
+  }
+
+  if (racecheck) {
+    kiln::sim::run::RacecheckOptions options;
+    options.schedules = static_cast<uint32_t>(schedules);
+    options.seed = seed;
+    auto checked =
+        kiln::sim::run::run_racecheck(runner, workloads, options, [&](const nlohmann::json& line) {
+          if (progress) emit(line, true);
+        });
+    if (!checked) return fail("racecheck", checked.error().message, progress);
+    nlohmann::json report = {{"ok", true},
+                             {"engine", "sim"},
+                             {"task", task->name},
+                             {"candidate", candidate},
+                             {"seed", seed}};
+    report.update(*checked);
+    emit(report, progress);
+    return report["verdict"] == "clean" ? 0 : 1;
   }
 
   nlohmann::json results = nlohmann::json::array();

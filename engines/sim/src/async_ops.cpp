@@ -10,6 +10,7 @@
 #include "lane_ops.h"
 #include "mbarrier.h"
 #include "memory_access.h"
+#include "observe.h"
 
 namespace kiln::sim {
 
@@ -52,16 +53,25 @@ void cp_async(Exec& x, const Inst& in, uint32_t mask) {
     }
     if (copied != 0 && x.global_bytes(s, copied, l, in) == nullptr) return;
     x.warp->uncommitted.push_back({l, off, s, copied, bytes - copied, UINT32_MAX});
+    if (x.observer != nullptr) [[unlikely]] {
+      // The async proxy reads the source and writes the destination from now until the
+      // thread waits for the copy's group.
+      if (copied != 0) observe_range(x, Space::Global, AccessKind::Read, in, l, s, copied, true);
+      observe_range(x, Space::Shared, AccessKind::Write, in, l, off, bytes, true);
+    }
   });
   x.counters.bytes[static_cast<size_t>(Space::Global)] += std::popcount(mask) * bytes;
   x.counters.bytes[static_cast<size_t>(Space::Shared)] += std::popcount(mask) * bytes;
 }
 
-void commit_group(Exec& x, const Inst&, uint32_t mask) {
+void commit_group(Exec& x, const Inst& in, uint32_t mask) {
   if (mask == 0) return;
   Warp& w = *x.warp;
   w.groups.push_back(std::move(w.uncommitted));
   w.uncommitted.clear();
+  if (x.observer != nullptr) [[unlikely]] {
+    x.observer->sync(sync_event(x, SyncKind::AsyncCommit, in, mask));
+  }
 }
 
 // imm: groups allowed to stay pending; flags 1: wait_all (commits first).
@@ -72,6 +82,11 @@ void wait_group(Exec& x, const Inst& in, uint32_t mask) {
   while (w.groups.size() > static_cast<size_t>(in.imm)) {
     complete(x, w.groups.front());
     w.groups.pop_front();
+  }
+  if (x.observer != nullptr) [[unlikely]] {
+    SyncEvent e = sync_event(x, SyncKind::AsyncWait, in, mask);
+    e.id = (in.flags & 1) ? 0 : static_cast<uint32_t>(in.imm);
+    x.observer->sync(e);
   }
 }
 
@@ -85,13 +100,24 @@ void cp_async_mbarrier_arrive(Exec& x, const Inst& in, uint32_t mask) {
   w.groups.clear();
   complete(x, w.uncommitted);
   w.uncommitted.clear();
-  if (!(in.flags & 1)) return;  // without .noinc the pending count was raised and lowered
+  bool noinc = in.flags & 1;  // without .noinc the pending count was raised and lowered
+  if (!noinc && x.observer == nullptr) return;
   for_lanes(mask, [&](uint32_t l) {
     Cta* owner = nullptr;
     uint32_t off =
         x.shared_offset(in.space, base[l] + static_cast<uint64_t>(in.imm), 8, l, in, &owner);
     if (off == UINT32_MAX) return;
-    if (Mbarrier* m = find_mbarrier(x, *owner, in, off, l)) mbarrier_arrive(*m, 1);
+    Mbarrier* m = find_mbarrier(x, *owner, in, off, l);
+    if (m == nullptr) return;
+    if (noinc) mbarrier_arrive(*m, 1);
+    if (x.observer != nullptr) [[unlikely]] {
+      SyncEvent e = sync_event(x, SyncKind::MbarrierArrive, in, 1u << l);
+      e.async = true;
+      e.owner = owner->rank;
+      e.id = off;
+      e.phase = m->phase;
+      x.observer->sync(e);
+    }
   });
 }
 
@@ -127,13 +153,24 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
       x.fault(in, l, "misaligned", address, "an mbarrier object must be 8-byte aligned");
       return;
     }
+    SyncEvent e;
+    if (x.observer != nullptr) [[unlikely]] {
+      e = sync_event(x, SyncKind::MbarrierInit, in, 1u << l);
+      e.owner = owner->rank;
+      e.id = off;
+    }
     if (op == Init) {
       uint32_t count = static_cast<uint32_t>(x.reg(o[1])[l]);
       owner->mbarriers[off] = Mbarrier{count, count, 0, 0};
+      if (x.observer != nullptr) [[unlikely]]
+        x.observer->sync(e);
       return;
     }
     Mbarrier* m = find_mbarrier(x, *owner, in, off, l);
     if (m == nullptr) return;
+    if (op != ExpectTx && op != Inval && op != TestWait && op != TryWait) {
+      e.kind = op == CompleteTx ? SyncKind::MbarrierCompleteTx : SyncKind::MbarrierArrive;
+    }
     switch (op) {
       case Arrive:
       case ArriveExpectTx:
@@ -149,6 +186,10 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
         if (o[0] != UINT32_MAX) x.reg(o[0])[l] = m->phase;
         if (op == ArriveDrop && m->expected > 0) --m->expected;
         mbarrier_arrive(*m, count);
+        if (x.observer != nullptr) [[unlikely]] {
+          e.phase = m->phase;
+          x.observer->sync(e);
+        }
         break;
       }
       case ExpectTx:
@@ -156,6 +197,10 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
         break;
       case CompleteTx:
         mbarrier_complete_tx(*m, static_cast<int64_t>(static_cast<uint32_t>(x.reg(o[1])[l])));
+        if (x.observer != nullptr) [[unlikely]] {
+          e.phase = m->phase;
+          x.observer->sync(e);
+        }
         break;
       case Inval:
         x.cta->mbarriers.erase(off);
@@ -165,6 +210,11 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
         bool complete = (in.flags & 1) ? (m->phase & 1) != (token & 1) : m->phase > token;
         if (complete) {
           done |= 1u << l;
+          if (x.observer != nullptr) [[unlikely]] {
+            e.kind = SyncKind::MbarrierWait;
+            e.phase = (in.flags & 1) ? m->phase - 1 : static_cast<uint32_t>(token);
+            x.observer->sync(e);
+          }
         } else {
           any_waiting = true;
         }

@@ -8,6 +8,7 @@
 #include "half.h"
 #include "lane_ops.h"
 #include "memory_access.h"
+#include "observe.h"
 
 namespace kiln::sim {
 
@@ -114,6 +115,9 @@ void atomic(Exec& x, const Inst& in, uint32_t mask) {
     if (d) d[l] = old;
   });
   account<S>(x, addresses, mask, width);
+  if (x.observer != nullptr) [[unlikely]] {
+    observe_access(x, S, AccessKind::Atomic, ordering_of(in), in, addresses, mask, width);
+  }
 }
 
 template <Space S>
@@ -145,6 +149,12 @@ bool decode_atomic(Decoder& d, const ptx::Instruction& in, Inst& out) {
   if (in.operands.size() != expected && in.operands.size() != expected + 1) return false;
   out.klass = InstClass::Atomic;
   out.flags = red ? 1 : 0;
+  // atom/red without .sem are relaxed (PTX ISA, "Memory Consistency Model").
+  Ordering ordering = in.has_modifier("acq_rel")   ? Ordering::AcqRel
+                      : in.has_modifier("acquire") ? Ordering::Acquire
+                      : in.has_modifier("release") ? Ordering::Release
+                                                   : Ordering::Relaxed;
+  out.flags |= static_cast<uint8_t>(static_cast<uint32_t>(ordering) << kOrderingShift);
   out.width = static_cast<uint8_t>(bits / 8);
   out.target = static_cast<uint32_t>(t);
   out.space = space_of(in.state_space());

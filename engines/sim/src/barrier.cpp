@@ -7,6 +7,13 @@ bool try_release_barrier(Cta& cta, uint32_t id) {
   if (b.arrived == 0) return false;
   uint32_t expected = b.expected != 0 ? b.expected : cta.live_threads;
   if (b.arrived < expected) return false;
+  if (cta.observer != nullptr) [[unlikely]] {
+    SyncEvent e;
+    e.kind = SyncKind::BarrierRelease;
+    e.cta = cta.rank;
+    e.id = id;
+    cta.observer->sync(e);
+  }
   for (uint32_t w : b.waiting) {
     if (cta.warps[w].state == WarpState::AtBarrier) cta.warps[w].state = WarpState::Ready;
   }
@@ -43,6 +50,12 @@ bool try_release_cluster_barrier(Exec& x) {
   uint32_t expected = 0;
   for (const Cta* cta : x.cluster_ctas) expected += cta->live_threads;
   if (b.arrived < expected) return false;
+  if (x.observer != nullptr) [[unlikely]] {
+    SyncEvent e;
+    e.kind = SyncKind::BarrierRelease;
+    e.id = 16;
+    x.observer->sync(e);
+  }
   for (const auto& [rank, warp] : b.waiting) {
     Warp& w = x.cluster_ctas[rank]->warps[warp];
     if (w.state == WarpState::AtBarrier) w.state = WarpState::Ready;

@@ -11,6 +11,7 @@
 #include "lane_ops.h"
 #include "mbarrier.h"
 #include "memory_access.h"
+#include "observe.h"
 
 namespace kiln::sim {
 
@@ -29,7 +30,25 @@ void arrive_tx(Exec& x, const Inst& in, uint64_t mbar_address, uint32_t lane, in
   uint32_t off = x.shared_offset(Space::Shared, mbar_address, 8, lane, in, &owner);
   if (off == UINT32_MAX) return;
   Cta& target = destination != nullptr ? *destination : *owner;
-  if (Mbarrier* m = find_mbarrier(x, target, in, off, lane)) mbarrier_complete_tx(*m, bytes);
+  Mbarrier* m = find_mbarrier(x, target, in, off, lane);
+  if (m == nullptr) return;
+  mbarrier_complete_tx(*m, bytes);
+  if (x.observer != nullptr) [[unlikely]] {
+    SyncEvent e = sync_event(x, SyncKind::MbarrierCompleteTx, in, 1u << lane);
+    e.async = true;
+    e.owner = target.rank;
+    e.id = off;
+    e.phase = m->phase;
+    x.observer->sync(e);
+  }
+}
+
+// The async proxy's side of a bulk copy, for the observer: `bytes` read at `from` and written
+// at `to` (shared addresses are offsets into `shared_owner`'s memory).
+void observe_bulk(Exec& x, const Inst& in, uint32_t lane, Space to_space, uint64_t to,
+                  Space from_space, uint64_t from, uint32_t bytes) {
+  observe_range(x, from_space, AccessKind::Read, in, lane, from, bytes, true);
+  observe_range(x, to_space, AccessKind::Write, in, lane, to, bytes, true);
 }
 
 enum : uint8_t { kMulticast = 1 };
@@ -53,6 +72,9 @@ void bulk(Exec& x, const Inst& in, uint32_t mask) {
       uint8_t* g = x.global_bytes(dst, size, l, in);
       if (g == nullptr) return;
       std::memcpy(g, x.cta->shared.data() + s, size);
+      if (x.observer != nullptr) [[unlikely]] {
+        observe_bulk(x, in, l, Space::Global, dst, Space::Shared, s, size);
+      }
       return;
     }
     uint32_t d = x.shared_offset(Space::Shared, dst, size, l, in);
@@ -67,6 +89,12 @@ void bulk(Exec& x, const Inst& in, uint32_t mask) {
       if (from == nullptr) return;
     }
     std::memmove(x.cta->shared.data() + d, from, size);
+    if (x.observer != nullptr) [[unlikely]] {
+      Space from_space = kind == SharedToShared ? Space::Shared : Space::Global;
+      uint64_t from_address =
+          kind == SharedToShared ? static_cast<uint64_t>(from - x.cta->shared.data()) : src;
+      observe_bulk(x, in, l, Space::Shared, d, from_space, from_address, size);
+    }
     arrive_tx(x, in, x.reg(o[3])[l], l, size);
   });
 }
@@ -169,6 +197,16 @@ void bulk_tensor(Exec& x, const Inst& in, uint32_t mask) {
     }
     x.counters.bytes[static_cast<size_t>(Space::Global)] += box_bytes;
     x.counters.bytes[static_cast<size_t>(Space::Shared)] += box_bytes;
+    if (x.observer != nullptr) [[unlikely]] {
+      // The box's bytes in shared memory (a swizzle permutes them within the box); the
+      // global side of tensor copies is not observed.
+      for (uint32_t d = 0; d < n_destinations; ++d) {
+        uint64_t at =
+            (static_cast<uint64_t>(destinations[d]->rank + 1) << kClusterRankShift) | base;
+        observe_range(x, Space::Shared, kind == TensorLoad ? AccessKind::Write : AccessKind::Read,
+                      in, l, at, static_cast<uint32_t>(box_bytes), true);
+      }
+    }
     if (kind == TensorLoad) {
       for (uint32_t d = 0; d < n_destinations; ++d) {
         arrive_tx(x, in, x.reg(o[2 + rank])[l], l, static_cast<int64_t>(box_bytes),

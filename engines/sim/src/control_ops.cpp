@@ -7,6 +7,7 @@
 #include "barrier.h"
 #include "decoder.h"
 #include "exec.h"
+#include "observe.h"
 
 namespace kiln::sim {
 
@@ -45,6 +46,20 @@ void trap(Exec& x, const Inst& in, uint32_t mask) {
 void no_op(Exec&, const Inst&, uint32_t) {}
 
 void yield(Exec& x, const Inst&, uint32_t) { x.event |= kEventYield; }
+
+// bar.warp.sync: the lanes are already in step; only an observer cares.
+void warp_sync(Exec& x, const Inst& in, uint32_t mask) {
+  if (x.observer != nullptr && mask != 0) [[unlikely]] {
+    x.observer->sync(sync_event(x, SyncKind::WarpSync, in, mask));
+  }
+}
+
+void observe_arrival(Exec& x, const Inst& in, uint32_t mask, uint32_t id) {
+  SyncEvent e = sync_event(x, SyncKind::BarrierArrive, in, mask);
+  e.id = id;
+  e.waits = in.width == 1;
+  x.observer->sync(e);
+}
 
 void setmaxnreg(Exec& x, const Inst& in, uint32_t mask) {
   if (mask == 0) return;
@@ -92,6 +107,8 @@ void bar(Exec& x, const Inst& in, uint32_t mask) {
                 " is not a multiple of the warp size (32)");
     return;
   }
+  if (x.observer != nullptr) [[unlikely]]
+    observe_arrival(x, in, mask, id);
   if (in.target == 16) {  // barrier.cluster.wait: every thread of the cluster
     ClusterBarrier& cb = *x.cluster_barrier;
     cb.arrived += static_cast<uint32_t>(std::popcount(mask));
@@ -289,7 +306,7 @@ bool decode_control(Decoder& d, const ptx::Instruction& in, Inst& out) {
     case Opcode::Barrier: {
       out.klass = InstClass::Barrier;
       if (in.has_modifier("warp")) {  // bar.warp.sync: lanes of one warp, already in step
-        out.fn = &no_op;
+        out.fn = &warp_sync;
         return true;
       }
       if (in.has_modifier("red")) {

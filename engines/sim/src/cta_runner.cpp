@@ -16,7 +16,11 @@ constexpr uint64_t kSlice = 1u << 14;  // warp-instructions before the next warp
 }  // namespace
 
 CtaRunner::CtaRunner(Exec& exec, const RunLimits& limits)
-    : x_(exec), limits_(limits), start_(std::chrono::steady_clock::now()) {}
+    : x_(exec),
+      limits_(limits),
+      slice_(kSlice),
+      random_(limits.schedule.seed),
+      start_(std::chrono::steady_clock::now()) {}
 
 void CtaRunner::set_up(Dim3 first) {
   const Program& p = *x_.program;
@@ -42,6 +46,7 @@ void CtaRunner::set_up(Dim3 first) {
     cta.local.assign(static_cast<size_t>(warps) * 32 * p.local_bytes, 0);
     for (NamedBarrier& b : cta.barriers) b = NamedBarrier{};
     cta.mbarriers.clear();
+    cta.observer = x_.observer;
     x_.cluster_ctas.push_back(&cta);
     x_.cta = &cta;
     for (uint32_t i = 0; i < warps; ++i) {
@@ -57,6 +62,24 @@ void CtaRunner::set_up(Dim3 first) {
       fill_constants(x_, cta, w, limits_.multiprocessors);
     }
   }
+  order_.clear();
+  for (const std::unique_ptr<Cta>& cta : ctas_) {
+    for (Warp& w : cta->warps) order_.emplace_back(cta.get(), &w);
+  }
+  if (limits_.schedule.order == WarpOrder::Reversed) std::reverse(order_.begin(), order_.end());
+  if (x_.observer != nullptr) {
+    std::vector<Dim3> ids;
+    for (const std::unique_ptr<Cta>& cta : ctas_) ids.push_back(cta->id);
+    x_.observer->cluster_begin(ids);
+  }
+}
+
+// Random: a fresh permutation of the warps and a short slice, so that warps interleave at
+// other points than round-robin in long slices would let them.
+void CtaRunner::next_round() {
+  if (limits_.schedule.order != WarpOrder::Random) return;
+  std::shuffle(order_.begin(), order_.end(), random_);
+  slice_ = 1 + random_() % 256;
 }
 
 bool CtaRunner::over_limits(Warp& w) {
@@ -95,7 +118,7 @@ void CtaRunner::run_warp(Warp& w) {
   n = 0;
   uint64_t lanes = 0;
   auto& by_class = x.counters.by_class;
-  while (n < kSlice) {
+  while (n < slice_) {
     const Inst& in = code[w.pc];
     uint32_t mask = w.stack.back().mask;
     if (in.guard != kNoGuard) mask &= x.pred_mask(in.guard);
@@ -154,17 +177,17 @@ bool CtaRunner::run(Dim3 first) {
   set_up(first);
   for (;;) {
     bool any_live = false, progressed = false;
-    for (const std::unique_ptr<Cta>& cta : ctas_) {
-      x_.cta = cta.get();
-      for (Warp& w : cta->warps) {
-        if (w.state == WarpState::Done) continue;
-        any_live = true;
-        if (w.state != WarpState::Ready) continue;
-        run_warp(w);
-        progressed = true;
-        if (!x_.faults.empty()) return false;
-        if (over_limits(w)) return false;
-      }
+    next_round();
+    for (const auto& [cta, warp] : order_) {
+      Warp& w = *warp;
+      if (w.state == WarpState::Done) continue;
+      x_.cta = cta;
+      any_live = true;
+      if (w.state != WarpState::Ready) continue;
+      run_warp(w);
+      progressed = true;
+      if (!x_.faults.empty()) return false;
+      if (over_limits(w)) return false;
     }
     if (!any_live) return true;
     if (!progressed) {

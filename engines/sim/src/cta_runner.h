@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "exec.h"
@@ -19,6 +20,9 @@ struct RunLimits {
   double time_limit_seconds = 0;    // 0: none
   uint32_t multiprocessors = 132;
   bool independent_thread_scheduling = false;
+  // The order warps take turns in (kiln/sim/memory_observer.h); in order unless an observer
+  // asks for another, so the ordinary path is unchanged.
+  WarpSchedule schedule;
 };
 
 class CtaRunner {
@@ -35,11 +39,16 @@ class CtaRunner {
   void report_deadlock();
   bool over_limits(Warp& warp);
   void rotate_siblings(Warp& warp);
+  // The warps of the cluster in the order of the next round, and its slice length.
+  void next_round();
 
   Exec& x_;
   RunLimits limits_;
   std::vector<std::unique_ptr<Cta>> ctas_;  // by rank in the cluster
   ClusterBarrier cluster_barrier_;
+  std::vector<std::pair<Cta*, Warp*>> order_;
+  uint64_t slice_ = 0;
+  std::mt19937_64 random_;
   std::chrono::steady_clock::time_point start_;
 };
 

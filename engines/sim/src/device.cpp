@@ -7,6 +7,7 @@
 #include "exec.h"
 #include "global_memory.h"
 #include "module_image.h"
+#include "observer_hook.h"
 
 namespace kiln::sim {
 
@@ -211,6 +212,13 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
   limits.time_limit_seconds = impl_->options.time_limit_seconds;
   limits.multiprocessors = static_cast<uint32_t>(std::max(1, props.multiprocessor_count));
   limits.independent_thread_scheduling = impl_->options.independent_thread_scheduling;
+  x.observer = impl_->options.observer ? impl_->options.observer : process_observer();
+  if (x.observer != nullptr) {
+    limits.schedule = x.observer->schedule();
+    x.observer->launch_begin({std::string(kernel_name), g, b, x.config.cluster,
+                              static_cast<uint32_t>(threads), x.shared_bytes, &p.ptx_lines,
+                              &p.texts});
+  }
   auto start = std::chrono::steady_clock::now();
   CtaRunner runner(x, limits);
   bool ok = true;
@@ -219,6 +227,12 @@ Result<LaunchReport> Device::launch(ModuleHandle module, std::string_view kernel
     for (uint32_t y = 0; y < g.y && ok; y += cl.y) {
       for (uint32_t xx = 0; xx < g.x && ok; xx += cl.x) ok = runner.run({xx, y, z});
     }
+  }
+
+  if (x.observer != nullptr) {
+    std::vector<std::string> sources;
+    for (uint32_t line : p.ptx_lines) sources.push_back(image.source_of(line));
+    x.observer->launch_end(sources);
   }
 
   LaunchReport report;

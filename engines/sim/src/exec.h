@@ -14,6 +14,7 @@
 #include "address_space.h"
 #include "global_memory.h"
 #include "kiln/sim/device.h"
+#include "kiln/sim/memory_observer.h"
 #include "program.h"
 
 namespace kiln::sim {
@@ -113,6 +114,7 @@ struct Cta {
   std::array<NamedBarrier, 16> barriers;
   std::unordered_map<uint32_t, Mbarrier> mbarriers;  // by shared offset
   uint32_t live_threads = 0;
+  MemoryObserver* observer = nullptr;  // the launch's, for barrier releases
 };
 
 enum : uint32_t {
@@ -143,6 +145,7 @@ struct Exec {
   uint64_t* regs = nullptr;
   uint32_t* preds = nullptr;
   uint32_t event = kEventNone;
+  MemoryObserver* observer = nullptr;  // race detection; null on the ordinary path
   // Device printf: the text of the launch so far, capped at printf_limit bytes (whole calls
   // that do not fit are dropped and counted).
   std::string printf_text;

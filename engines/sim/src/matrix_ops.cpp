@@ -13,6 +13,7 @@
 #include "lane_ops.h"
 #include "memory_access.h"
 #include "mma_element.h"
+#include "observe.h"
 
 namespace kiln::sim {
 
@@ -21,6 +22,15 @@ namespace {
 using ptx::Opcode;
 using ptx::OperandKind;
 using ptx::Type;
+
+// For an observer: the row lane i gave (16 bytes at shared offset offsets[i]) counts as its own
+// access, as the lanes of a .sync.aligned collective reach it together.
+void observe_rows(Exec& x, const Inst& in, AccessKind kind, const uint32_t* offsets,
+                  uint32_t rows) {
+  uint64_t addresses[32];
+  for_lanes(rows, [&](uint32_t l) { addresses[l] = offsets[l]; });
+  observe_access(x, Space::Shared, kind, Ordering::Weak, in, addresses, rows, 16);
+}
 
 // ldmatrix: ops: r[0..n), base. vec = matrices, flags 1 = trans.
 void ldmatrix(Exec& x, const Inst& in, uint32_t mask) {
@@ -61,8 +71,11 @@ void ldmatrix(Exec& x, const Inst& in, uint32_t mask) {
     }
   }
   x.counters.bytes[static_cast<size_t>(Space::Shared)] += matrices * 128;
-  x.counters.bank_conflicts +=
-      bank_conflicts(offsets, (matrices == 4 ? 0xffffffffu : (1u << (matrices * 8)) - 1), 16);
+  uint32_t rows = matrices == 4 ? 0xffffffffu : (1u << (matrices * 8)) - 1;
+  x.counters.bank_conflicts += bank_conflicts(offsets, rows, 16);
+  if (x.observer != nullptr) [[unlikely]] {
+    observe_rows(x, in, AccessKind::Read, offsets, rows);
+  }
 }
 
 // stmatrix: ops: base, r[0..n).
@@ -91,16 +104,22 @@ void stmatrix(Exec& x, const Inst& in, uint32_t mask) {
       }
     }
   }
+  uint32_t offsets[32];
   for (uint32_t i = 0; i < matrices; ++i) {
     for (uint32_t r = 0; r < 8; ++r) {
       uint32_t lane = i * 8 + r;
       uint64_t address = base[lane] + static_cast<uint64_t>(in.imm);
       uint32_t off = x.shared_offset(in.space, address, 16, lane, in);
       if (off == UINT32_MAX) return;
+      offsets[lane] = off;
       std::memcpy(x.cta->shared.data() + off, m[i][r], 16);
     }
   }
   x.counters.bytes[static_cast<size_t>(Space::Shared)] += matrices * 128;
+  if (x.observer != nullptr) [[unlikely]] {
+    observe_rows(x, in, AccessKind::Write, offsets,
+                 matrices == 4 ? 0xffffffffu : (1u << (matrices * 8)) - 1);
+  }
 }
 
 // The register counts of one mma.sync form: A, B, and C/D (which share a type).

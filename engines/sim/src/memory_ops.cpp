@@ -6,6 +6,7 @@
 #include "decoder.h"
 #include "lane_ops.h"
 #include "memory_access.h"
+#include "observe.h"
 
 namespace kiln::sim {
 
@@ -16,6 +17,14 @@ using ptx::OperandKind;
 using ptx::Type;
 
 enum : uint8_t { kSignExtend = 1 };
+
+// The strength of ld/st (PTX ISA memory model): volatile is relaxed at system scope.
+Ordering memory_ordering(const ptx::Instruction& in) {
+  if (in.has_modifier("acquire")) return Ordering::Acquire;
+  if (in.has_modifier("release")) return Ordering::Release;
+  if (in.has_modifier("relaxed") || in.has_modifier("volatile")) return Ordering::Relaxed;
+  return Ordering::Weak;
+}
 
 inline uint64_t extend(uint64_t v, uint32_t width, bool sign) {
   if (!sign || width >= 8) return v;
@@ -49,6 +58,9 @@ void load(Exec& x, const Inst& in, uint32_t mask) {
     }
   });
   account<S>(x, addresses, mask, bytes);
+  if (x.observer != nullptr) [[unlikely]] {
+    observe_access(x, S, AccessKind::Read, ordering_of(in), in, addresses, mask, bytes);
+  }
 }
 
 // ops: base, src[0..vec).
@@ -69,9 +81,20 @@ void store(Exec& x, const Inst& in, uint32_t mask) {
     }
   });
   account<S>(x, addresses, mask, bytes);
+  if (x.observer != nullptr) [[unlikely]] {
+    observe_access(x, S, AccessKind::Write, ordering_of(in), in, addresses, mask, bytes);
+  }
 }
 
-void fence(Exec& x, const Inst&, uint32_t) { ++x.counters.fences; }
+// mode: the Ordering the fence gives (Weak for proxy fences, which order no generic accesses).
+void fence(Exec& x, const Inst& in, uint32_t mask) {
+  ++x.counters.fences;
+  if (x.observer != nullptr && mask != 0) [[unlikely]] {
+    SyncEvent e = sync_event(x, SyncKind::Fence, in, mask);
+    e.ordering = static_cast<Ordering>(in.mode);
+    x.observer->sync(e);
+  }
+}
 void no_op(Exec&, const Inst&, uint32_t) {}
 
 void zero(Exec& x, const Inst& in, uint32_t mask) {
@@ -126,6 +149,11 @@ bool decode_memory(Decoder& d, const ptx::Instruction& in, Inst& out) {
   switch (in.opcode) {
     case Opcode::Membar:
     case Opcode::Fence:
+      out.mode = static_cast<uint8_t>(in.has_modifier("proxy") || in.has_modifier("mbarrier_init")
+                                          ? Ordering::Weak
+                                      : in.has_modifier("acquire") ? Ordering::Acquire
+                                      : in.has_modifier("release") ? Ordering::Release
+                                                                   : Ordering::AcqRel);
       out.fn = &fence;
       out.klass = InstClass::Other;
       return true;
@@ -166,6 +194,7 @@ bool decode_memory(Decoder& d, const ptx::Instruction& in, Inst& out) {
   out.vec = static_cast<uint8_t>(in.vector_width());
   out.space = space_of(in.state_space());
   if (ptx::is_signed_type(t)) out.flags |= kSignExtend;
+  out.flags |= static_cast<uint8_t>(static_cast<uint32_t>(memory_ordering(in)) << kOrderingShift);
   const ptx::Operand& value = is_load ? in.operands[0] : in.operands[1];
   const ptx::Operand& where = is_load ? in.operands[1] : in.operands[0];
   Address a = d.address(where);

@@ -47,6 +47,8 @@ struct DeviceProperties {
   uint32_t cluster_launch = 1;
 };
 
+class MemoryObserver;  // memory_observer.h
+
 struct SimulatorOptions {
   // Stop a launch after this many warp-instructions (0: no limit) or this much wall time.
   uint64_t instruction_budget = 2'000'000'000ull;
@@ -54,6 +56,8 @@ struct SimulatorOptions {
   // Independent thread scheduling: lanes of a warp may run apart (Volta+ semantics) instead of
   // the post-dominator reconvergence stack.
   bool independent_thread_scheduling = false;
+  // Sees every shared/global access and synchronization event (race detection); not owned.
+  MemoryObserver* observer = nullptr;
 };
 
 // A kernel parameter as the PTX .entry declares it: where its bytes go in the parameter buffer.

@@ -1,0 +1,152 @@
+// RaceDetector's memory side: every byte an access touches is checked against the last write
+// and the unordered reads its shadow cell keeps (FastTrack), then the cell is updated. Strong
+// accesses (atomics, relaxed/volatile/acquire/release ld/st) never race with each other and
+// are where releases and acquires through memory happen.
+#include <algorithm>
+#include <cstring>
+
+#include "race_detector_impl.h"
+
+namespace kiln::check {
+
+using race::Access;
+using race::Cell;
+using race::Hazard;
+using sim::AccessKind;
+using sim::Ordering;
+
+namespace {
+
+bool conflicts(const Access& before, const Access& now) {
+  return !((before.flags & race::kStrong) && (now.flags & race::kStrong));
+}
+
+// A sync location: the space, the owning CTA (shared) and the address.
+uint64_t location_key(bool shared, uint32_t owner, uint64_t address) {
+  return shared ? (1ull << 63) | (static_cast<uint64_t>(owner) << 40) | address : address;
+}
+
+}  // namespace
+
+void RaceDetector::Impl::check_bytes(Cell* cells, uint32_t bytes, const Access& now,
+                                     const race::Clock& knows, AccessKind kind, bool is_shared,
+                                     uint64_t address) {
+  bool writes = kind != AccessKind::Read;
+  bool reported = false;  // one report per access and hazard is enough
+  auto found = [&](Hazard h, uint32_t i, const Access& before) {
+    if (reported) return;
+    reported = true;
+    report({h, is_shared, address + i, bytes, before, now});
+  };
+  Cell first_before{};  // the first byte's cell as it was: bytes that match it share its update
+  for (uint32_t i = 0; i < bytes; ++i) {
+    Cell& c = cells[i];
+    if (i == 0) {
+      first_before = c;
+    } else if (std::memcmp(&c, &first_before, sizeof(Cell)) == 0) {
+      c = cells[0];  // most accesses are whole words written and read together
+      continue;
+    }
+    const Access& w = c.write;
+    if (w.epoch.clock != 0 && w.epoch.slot != now.epoch.slot && conflicts(w, now) &&
+        !ordered(w.epoch, knows)) {
+      found(writes ? Hazard::Waw : Hazard::Raw, i, w);
+    }
+    if (writes) {
+      for (Access& r : c.reads) {
+        if (r.epoch.clock != 0 && r.epoch.slot != now.epoch.slot && conflicts(r, now) &&
+            !ordered(r.epoch, knows)) {
+          found(Hazard::War, i, r);
+        }
+        r.epoch.clock = 0;
+      }
+      c.write = now;
+      continue;
+    }
+    // A read: keep it beside the reads it is not ordered with.
+    Access* slot = nullptr;
+    for (Access& r : c.reads) {
+      if (r.epoch.clock == 0 || r.epoch.slot == now.epoch.slot || ordered(r.epoch, knows)) {
+        slot = &r;
+        break;
+      }
+    }
+    if (slot == nullptr) {
+      ++evicted;
+      slot = &c.reads[1];
+    }
+    *slot = now;
+  }
+}
+
+void RaceDetector::Impl::strong_access(const sim::AccessEvent& e, uint32_t lane, uint32_t index) {
+  race::ThreadState& t = thread_state[index];
+  bool is_shared = e.space == sim::ObservedSpace::Shared;
+  uint64_t key = location_key(is_shared, is_shared ? e.owner[lane] : 0, e.address[lane]);
+  Ordering o = e.ordering;
+  if (o == Ordering::Relaxed) t.strong = true;
+  bool reads = e.kind != AccessKind::Write, writes = e.kind != AccessKind::Read;
+  // A fence before a relaxed read-modify-write makes it acquire as well as release: the
+  // classic "fence, atomicAdd a ticket, the last block reads everyone's results" pattern.
+  bool acquire = o == Ordering::Acquire || o == Ordering::AcqRel ||
+                 (o == Ordering::Relaxed && e.kind == AccessKind::Atomic && t.fenced);
+  bool release =
+      o == Ordering::Release || o == Ordering::AcqRel || (o == Ordering::Relaxed && t.fenced);
+  if (reads) {
+    if (acquire) {
+      auto it = locations.find(key);
+      if (it != locations.end()) it->second.acquire_into(t.clock, cluster);
+    } else if (o == Ordering::Relaxed && (t.pending.empty() || t.pending.back() != key) &&
+               t.pending.size() < 64) {
+      t.pending.push_back(key);
+    }
+  }
+  if (writes && release) {
+    locations[key].release(t.clock, cluster);
+    ++t.clock.local[index];
+  }
+}
+
+void RaceDetector::Impl::access(const sim::AccessEvent& e) {
+  bool is_shared = e.space == sim::ObservedSpace::Shared;
+  bool strong = e.kind == AccessKind::Atomic || e.ordering != Ordering::Weak;
+  uint8_t flags = static_cast<uint8_t>((strong ? race::kStrong : 0) | (e.async ? race::kAsync : 0) |
+                                       (e.kind == AccessKind::Atomic ? race::kAtomic : 0));
+  for (uint32_t m = e.mask; m != 0; m &= m - 1) {
+    uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    uint32_t index = thread_index(e.cta, e.warp, lane);
+    if (index >= threads) continue;
+    race::ThreadState& t = thread_state[index];
+    Access now;
+    now.pc = e.pc;
+    now.flags = flags;
+    if (e.async) {
+      // The copy runs beside the thread: an epoch of the thread's async slot that the thread
+      // has not yet waited for.
+      uint32_t slot = threads + index;
+      t.async_clock = std::max(t.async_clock, t.clock.get(slot) + 1);
+      now.epoch = {base + slot, t.async_clock};
+    } else {
+      now.epoch = {base + index, t.clock.local[index]};
+    }
+    uint64_t address = e.address[lane];
+    if (is_shared) {
+      Cell* cells = shared.cells(e.owner[lane], address, e.bytes);
+      if (cells != nullptr) {
+        check_bytes(cells, e.bytes, now, t.clock, e.kind, true, address);
+      }
+    } else {
+      for (uint32_t done = 0; done < e.bytes;) {
+        // Cells of one shadow page at a time.
+        uint64_t at = address + done;
+        uint32_t in_page = static_cast<uint32_t>(std::min<uint64_t>(
+            e.bytes - done, race::GlobalShadow::kPage - at % race::GlobalShadow::kPage));
+        check_bytes(global.cell(at), in_page, now, t.clock, e.kind, false, at);
+        done += in_page;
+      }
+    }
+    if (strong && !e.async) strong_access(e, lane, index);
+  }
+}
+
+}  // namespace kiln::check

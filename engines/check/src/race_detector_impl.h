@@ -1,0 +1,121 @@
+// The state of RaceDetector (kiln/check/dynamic_racecheck.h), shared by its three source files:
+// race_access.cpp (shadow memory checks), race_sync.cpp (happens-before edges) and
+// race_report.cpp (findings).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kiln/check/dynamic_racecheck.h"
+#include "shadow_memory.h"
+#include "vector_clock.h"
+
+namespace kiln::check {
+
+namespace race {
+
+struct ThreadState {
+  Clock clock;
+  std::vector<uint64_t> pending;  // sync locations read relaxed since the last fence
+  std::deque<uint32_t> groups;    // cp.async groups committed: the async clock of each
+  uint32_t async_clock = 1;       // the epoch of this thread's async proxy copies in flight
+  bool fenced = false;            // ran a fence: its relaxed writes release
+  bool strong = false;            // used relaxed (volatile/atomic) accesses
+};
+
+struct BarrierState {
+  Clock clock;
+  std::vector<uint32_t> waiters;  // thread indices in the cluster
+};
+
+struct MbarrierState {
+  uint32_t phase = 0;  // completed phases
+  Clock current;       // arrivals of the phase in progress
+  Clock completed[4];  // the clocks of the last completed phases, by phase % 4
+  uint32_t completed_phase[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+};
+
+enum class Hazard : uint8_t { Raw, War, Waw };
+
+// A race as found, before it is described for the report.
+struct RawRace {
+  Hazard hazard = Hazard::Raw;
+  bool shared = false;
+  uint64_t address = 0;
+  uint32_t bytes = 0;
+  Access before;
+  Access after;
+};
+
+// What makes two races one finding: both instructions, the hazard and the cause (and the
+// kernel, which the launch number stands for within one launch).
+struct FindingKey {
+  uint32_t before_pc = 0, after_pc = 0;
+  Hazard hazard = Hazard::Raw;
+  const char* cause = nullptr;
+  bool shared = false;
+  uint64_t launch = 0;
+
+  bool same_site(const FindingKey& o) const {
+    return before_pc == o.before_pc && after_pc == o.after_pc && hazard == o.hazard &&
+           cause == o.cause && shared == o.shared;
+  }
+  bool operator==(const FindingKey& o) const { return same_site(o) && launch == o.launch; }
+};
+
+}  // namespace race
+
+struct RaceDetector::Impl {
+  uint32_t max_findings = 32;
+  sim::WarpSchedule schedule;
+  std::vector<RaceFinding> findings;
+  std::vector<race::FindingKey> keys;   // one per finding
+  std::vector<size_t> launch_findings;  // indices of findings whose sources are still empty
+  uint64_t evicted = 0, dropped = 0, launches = 0;
+
+  // The launch.
+  sim::LaunchInfo info;
+  uint32_t cta_threads = 0;  // per CTA
+  uint32_t cluster_size = 1;
+  uint32_t threads = 0;  // per cluster
+  uint32_t slots = 0;    // per cluster: threads, then one async slot per thread
+  std::vector<std::vector<sim::Dim3>> clusters;  // CTA ids by cluster sequence number
+  std::vector<bool> unfenced_cluster;            // a thread used relaxed accesses, no fence
+  std::unordered_map<uint64_t, race::LocationClock> locations;
+  race::GlobalShadow global;
+
+  // The running cluster.
+  uint32_t cluster = 0;  // sequence number
+  uint32_t base = 0;     // cluster * slots
+  std::vector<race::ThreadState> thread_state;
+  std::vector<race::BarrierState> barriers;  // rank * 17 + id (16: barrier.cluster, rank 0)
+  std::unordered_map<uint64_t, race::MbarrierState> mbarriers;  // owner << 32 | offset
+  race::SharedShadow shared;
+
+  bool ordered(const race::Epoch& e, const race::Clock& c) const {
+    uint32_t index = e.slot - base;
+    if (index < slots) return c.get(index) >= e.clock;
+    return race::ordered(e, c, cluster, slots);
+  }
+  uint32_t thread_index(uint32_t cta, uint32_t warp, uint32_t lane) const {
+    return cta * cta_threads + warp * 32 + lane;
+  }
+
+  // race_access.cpp
+  void access(const sim::AccessEvent& e);
+  void check_bytes(race::Cell* cells, uint32_t bytes, const race::Access& now,
+                   const race::Clock& knows, sim::AccessKind kind, bool shared, uint64_t address);
+  void strong_access(const sim::AccessEvent& e, uint32_t lane, uint32_t index);
+  // race_sync.cpp
+  void sync(const sim::SyncEvent& e);
+  void start_cluster(const std::vector<sim::Dim3>& ctas);
+  // race_report.cpp
+  void report(const race::RawRace& race);
+  RaceAccess describe(const race::Access& a) const;
+  void merge_by_source();
+};
+
+}  // namespace kiln::check

@@ -1,0 +1,147 @@
+// RaceDetector's happens-before edges: barriers (arrivals join the barrier's clock, its release
+// hands it to the waiters), warp syncs, fences (acquire what relaxed reads saw; later relaxed
+// writes release), cp.async groups (a wait acquires the async slot's epochs of the groups it
+// completed), and mbarriers (arrivals and transaction bytes join the phase's clock; a wait that
+// saw the phase complete acquires it).
+#include <algorithm>
+
+#include "race_detector_impl.h"
+
+namespace kiln::check {
+
+using sim::SyncEvent;
+using sim::SyncKind;
+
+void RaceDetector::Impl::start_cluster(const std::vector<sim::Dim3>& ctas) {
+  if (!clusters.empty()) {
+    bool unfenced = false;
+    for (const race::ThreadState& t : thread_state) unfenced = unfenced || (t.strong && !t.fenced);
+    unfenced_cluster.push_back(unfenced);
+  }
+  cluster = static_cast<uint32_t>(clusters.size());
+  clusters.push_back(ctas);
+  base = cluster * slots;
+  thread_state.resize(threads);
+  for (uint32_t i = 0; i < threads; ++i) {
+    race::ThreadState& t = thread_state[i];
+    t.clock.local.assign(threads, 0);
+    t.clock.remote.clear();
+    t.clock.local[i] = 1;
+    t.pending.clear();
+    t.groups.clear();
+    t.async_clock = 1;
+    t.fenced = t.strong = false;
+  }
+  barriers.assign(static_cast<size_t>(cluster_size) * 17, {});
+  for (race::BarrierState& b : barriers) b.clock.local.assign(threads, 0);
+  mbarriers.clear();
+  shared.reset(cluster_size, info.shared_bytes);
+  // Shared memory starts over with the cluster, and so do the sync locations in it.
+  std::erase_if(locations, [](const auto& entry) { return (entry.first >> 63) != 0; });
+}
+
+namespace {
+
+// The thread's knowledge with its async slot's copies so far included (what an arrival of its
+// async proxy publishes), then a fresh epoch for later copies.
+race::Clock with_async(race::ThreadState& t, uint32_t async_slot) {
+  race::Clock c = t.clock;
+  c.at(async_slot) = std::max(c.get(async_slot), t.async_clock);
+  ++t.async_clock;
+  return c;
+}
+
+}  // namespace
+
+void RaceDetector::Impl::sync(const SyncEvent& e) {
+  auto each_lane = [&](auto&& f) {
+    for (uint32_t m = e.mask; m != 0; m &= m - 1) {
+      uint32_t index = thread_index(e.cta, e.warp, static_cast<uint32_t>(__builtin_ctz(m)));
+      if (index < threads) f(index, thread_state[index]);
+    }
+  };
+  uint64_t mbar_key = (static_cast<uint64_t>(e.owner) << 32) | e.id;
+  switch (e.kind) {
+    case SyncKind::BarrierArrive: {
+      race::BarrierState& b = barriers[e.id == 16 ? 16 : e.cta * 17 + std::min(e.id, 15u)];
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        b.clock.join(t.clock);
+        ++t.clock.local[index];
+        if (e.waits) b.waiters.push_back(index);
+      });
+      break;
+    }
+    case SyncKind::BarrierRelease: {
+      race::BarrierState& b = barriers[e.id == 16 ? 16 : e.cta * 17 + std::min(e.id, 15u)];
+      for (uint32_t index : b.waiters) thread_state[index].clock.join(b.clock);
+      b.waiters.clear();
+      b.clock.clear();
+      break;
+    }
+    case SyncKind::WarpSync: {
+      race::Clock joined;
+      joined.local.assign(threads, 0);
+      each_lane([&](uint32_t, race::ThreadState& t) { joined.join(t.clock); });
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        t.clock.join(joined);
+        ++t.clock.local[index];
+      });
+      break;
+    }
+    case SyncKind::Fence:
+      if (e.ordering == sim::Ordering::Weak) break;  // proxy fences order no generic accesses
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        for (uint64_t key : t.pending) {
+          auto it = locations.find(key);
+          if (it != locations.end()) it->second.acquire_into(t.clock, cluster);
+        }
+        t.pending.clear();
+        t.fenced = true;
+        ++t.clock.local[index];
+      });
+      break;
+    case SyncKind::AsyncCommit:
+      each_lane([&](uint32_t, race::ThreadState& t) { t.groups.push_back(t.async_clock++); });
+      break;
+    case SyncKind::AsyncWait:
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        uint32_t& known = t.clock.at(threads + index);
+        while (t.groups.size() > e.id) {
+          known = std::max(known, t.groups.front());
+          t.groups.pop_front();
+        }
+      });
+      break;
+    case SyncKind::MbarrierInit:
+      mbarriers[mbar_key] = {};
+      break;
+    case SyncKind::MbarrierArrive:
+    case SyncKind::MbarrierCompleteTx: {
+      race::MbarrierState& mb = mbarriers[mbar_key];
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        if (e.async) {
+          mb.current.join(with_async(t, threads + index));
+        } else {
+          mb.current.join(t.clock);
+          ++t.clock.local[index];
+        }
+      });
+      for (; mb.phase < e.phase; ++mb.phase) {
+        mb.completed[mb.phase % 4] = mb.current;
+        mb.completed_phase[mb.phase % 4] = mb.phase;
+        mb.current.clear();
+      }
+      break;
+    }
+    case SyncKind::MbarrierWait: {
+      auto it = mbarriers.find(mbar_key);
+      if (it == mbarriers.end()) break;
+      const race::MbarrierState& mb = it->second;
+      if (mb.completed_phase[e.phase % 4] != e.phase) break;
+      each_lane([&](uint32_t, race::ThreadState& t) { t.clock.join(mb.completed[e.phase % 4]); });
+      break;
+    }
+  }
+}
+
+}  // namespace kiln::check

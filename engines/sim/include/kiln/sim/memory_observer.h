@@ -1,0 +1,104 @@
+// A narrow window into a running launch for dynamic analyses (the race detector in
+// engines/check): the CTA runner calls a MemoryObserver on every shared and global access and on
+// every synchronization event, and lets the observer pick the order in which warps run. With no
+// observer set, each hook point costs one null check.
+//
+// Threads are named by (CTA rank in the running cluster, warp, lane). Shared addresses are
+// offsets into the shared memory of the CTA of rank `owner` (distributed shared memory names
+// another CTA of the cluster); global addresses are device addresses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/sim/device.h"
+
+namespace kiln::sim {
+
+// The order in which the runner visits the warps of a cluster each round. Random also varies
+// the slice length, so warps interleave at different points.
+enum class WarpOrder : uint8_t { InOrder, Reversed, Random };
+
+struct WarpSchedule {
+  WarpOrder order = WarpOrder::InOrder;
+  uint64_t seed = 0;  // Random only
+};
+
+enum class ObservedSpace : uint8_t { Shared, Global };
+enum class AccessKind : uint8_t { Read, Write, Atomic };  // Atomic: a read-modify-write
+// The memory-model strength of an access or fence (PTX ISA, "Memory Consistency Model"): weak
+// (plain ld/st), relaxed (volatile, .relaxed, atom without .sem), acquire, release, acq_rel.
+enum class Ordering : uint8_t { Weak, Relaxed, Acquire, Release, AcqRel };
+
+// One warp-wide memory instruction: each lane in `mask` touched `bytes` at `address[lane]`.
+struct AccessEvent {
+  ObservedSpace space = ObservedSpace::Global;
+  AccessKind kind = AccessKind::Read;
+  Ordering ordering = Ordering::Weak;
+  bool async = false;  // done by the async proxy for `lane` (cp.async, TMA), not the thread
+  uint32_t cta = 0;    // rank of the executing CTA
+  uint32_t warp = 0;
+  uint32_t mask = 0;
+  uint32_t bytes = 0;
+  uint32_t pc = 0;  // code index (LaunchInfo::ptx_lines)
+  const uint64_t* address = nullptr;
+  const uint8_t* owner = nullptr;  // Shared: the CTA rank whose memory each lane touched
+};
+
+enum class SyncKind : uint8_t {
+  BarrierArrive,   // bar/barrier: `id` 0..15 (16: barrier.cluster); `waits` for .sync
+  BarrierRelease,  // the barrier completed: its waiting warps go on
+  WarpSync,        // bar.warp.sync and the .sync warp collectives among `mask`
+  Fence,           // fence/membar with `ordering` (AcqRel for fence.sc and membar)
+  AsyncCommit,     // cp.async.commit_group
+  AsyncWait,       // cp.async.wait_group/wait_all completed the groups past `id` pending
+  MbarrierInit,
+  MbarrierArrive,      // an arrival on the mbarrier at (`owner`, `id`), `phase` completed after
+  MbarrierCompleteTx,  // transaction bytes of `lane`'s async copies arrived; `phase` as above
+  MbarrierWait,        // a successful test_wait/try_wait that saw phase `phase` complete
+};
+
+struct SyncEvent {
+  SyncKind kind = SyncKind::Fence;
+  Ordering ordering = Ordering::AcqRel;
+  bool waits = false;
+  bool async = false;  // MbarrierArrive: cp.async.mbarrier.arrive (the copies arrive)
+  uint32_t cta = 0;    // rank of the executing CTA (BarrierRelease: the barrier's CTA)
+  uint32_t warp = 0;
+  uint32_t mask = 0;
+  uint32_t id = 0;     // barrier id, wait_group count, or mbarrier shared offset
+  uint32_t owner = 0;  // mbarriers: the CTA rank holding it
+  uint32_t phase = 0;
+  uint32_t pc = 0;
+};
+
+struct LaunchInfo {
+  std::string kernel;
+  Dim3 grid, block, cluster;
+  uint32_t threads_per_cta = 0;
+  uint32_t shared_bytes = 0;
+  const std::vector<uint32_t>* ptx_lines = nullptr;  // per code index
+  const std::vector<std::string>* texts = nullptr;   // per code index
+};
+
+class MemoryObserver {
+ public:
+  virtual ~MemoryObserver() = default;
+  virtual WarpSchedule schedule() const { return {}; }
+  virtual void launch_begin(const LaunchInfo& info) = 0;
+  // The CTAs of the next cluster, by rank; shared memory starts fresh.
+  virtual void cluster_begin(const std::vector<Dim3>& ctas) = 0;
+  virtual void access(const AccessEvent& event) = 0;
+  virtual void sync(const SyncEvent& event) = 0;
+  // The launch finished (or faulted); `sources` holds, per code index, the .cu position
+  // ("file.cu:line:col", "" without line info).
+  virtual void launch_end(const std::vector<std::string>& sources) = 0;
+};
+
+}  // namespace kiln::sim
+
+// Installs an observer for every later launch of every Device in this process (nullptr:
+// none). This is how a driver reaches the Device inside libkiln_cudart_sim.so, which it cannot
+// construct itself; a Device's own SimulatorOptions::observer wins over it.
+extern "C" void kiln_sim_set_observer(kiln::sim::MemoryObserver* observer);
