@@ -71,7 +71,14 @@ json answer_feature_method(const Server& server, const Message& message,
                            const ProtocolContext& context) {
   const std::string& method = message.method;
   const json& params = object_params(message);
-  if (method == "tools/list") return server.tools().list();
+  if (method == "tools/list") {
+    json tools = server.tools().list();
+    // execution.taskSupport names the tasks extension of 2026-07-28 (tasks.h); kiln offers no
+    // tasks of the 2025 revisions, whose clients would read it as their own experimental tasks.
+    if (!context.stateless)
+      for (auto& tool : tools["tools"]) tool.erase("execution");
+    return tools;
+  }
   if (method == "resources/list") return server.resources().list();
   if (method == "resources/templates/list") return server.resources().list_templates();
   if (method == "resources/read") return read_resource(server, params, context);

@@ -101,6 +101,8 @@ Result<Tool> with_wait_budget(Tool tool, std::shared_ptr<JobStore> jobs, WaitBud
   auto output = with_running_shape(tool.output_schema);
   if (!output) return make_error(who + output.error().message);
   tool.output_schema = std::move(*output);
+  // A client of the tasks extension gets a task instead of wait_s and wait_job (tasks.h).
+  tool.task_support = TaskSupport::kOptional;
   auto work = tool.handler;
   tool.handler = [work, jobs, budget, name = tool.name](const json& arguments,
                                                         CallContext& context) -> ToolResult {

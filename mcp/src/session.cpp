@@ -191,6 +191,8 @@ json Session::dispatch_stateless(const Message& message, const ProtocolContext& 
   if (message.method == "server/discover") return discover();
   // initialize, ping, logging/setLevel, resources/(un)subscribe are not part of this
   // revision; subscriptions/listen is, but kiln declares nothing that would change.
+  if (is_task_method(message.method))
+    return server_.tasks().answer(message.method, object_params(message), context);
   if (!is_feature_method(message.method))
     fail(error_code::kMethodNotFound,
          "method not found: " + message.method + " (protocol revision " + context.version + ")");
@@ -200,7 +202,11 @@ json Session::dispatch_stateless(const Message& message, const ProtocolContext& 
 json Session::discover() const {
   json versions = json::array();
   for (auto v : stateless_protocol_versions()) versions.push_back(std::string(v));
-  json result{{"supportedVersions", std::move(versions)}, {"capabilities", server_capabilities()}};
+  // The tasks extension exists only in this revision, so only discover declares it.
+  json capabilities = server_capabilities();
+  capabilities.update(tasks_capability());
+  json result{{"supportedVersions", std::move(versions)},
+              {"capabilities", std::move(capabilities)}};
   if (!server_.info().instructions.empty()) result["instructions"] = server_.info().instructions;
   return result;
 }
@@ -255,6 +261,7 @@ void Session::start_tool_call(const Message& message, const ProtocolContext& con
              missing.dump() + "; declare them, or use another tool",
          json{{"requiredCapabilities", missing}});
   json arguments = params.value("arguments", json::object());
+  if (start_task(message, *tool, context)) return;
   json id = message.id;
   json token = progress_token(params);
   // The initialize era keeps one level per session (logging/setLevel); a stateless
@@ -295,6 +302,36 @@ void Session::start_tool_call(const Message& message, const ProtocolContext& con
   });
   std::lock_guard lock(mutex_);
   workers_.push_back(Worker{std::move(thread), done});
+}
+
+bool Session::start_task(const Message& message, const Tool& tool, const ProtocolContext& context) {
+  const bool negotiated = context.stateless && declares_tasks(context.client_capabilities);
+  if (tool.task_support == TaskSupport::kRequired && !negotiated)
+    fail(error_code::kMissingRequiredClientCapability,
+         "tool " + tool.name + " runs only as a task of the " + std::string(kTasksExtension) +
+             " extension: declare it under extensions in the request's clientCapabilities "
+             "(protocol revision 2026-07-28)",
+         json{{"requiredCapabilities", tasks_capability()}});
+  const json& params = object_params(message);
+  // A legacy `task` param changes nothing: the tool's taskSupport decides.
+  if (!negotiated || tool.task_support == TaskSupport::kForbidden ||
+      (tool.gathers_input_first && !params.contains("inputResponses")))
+    return false;
+  ClientInput input = read_client_input(params, context, server_.request_state_seal());
+  json arguments = params.value("arguments", json::object());
+  const Server& server = server_;  // outlives the job: its JobStore joins every job first
+  auto created = server_.tasks().create(
+      tool.name, [&server, name = tool.name, arguments, input](CallContext& job) {
+        job.set_input(input);
+        return server.tools().run(name, arguments, job);
+      });
+  json result =
+      created ? *created
+              : call_result(ToolResult::error(ErrorCode::kUnavailable, created.error().message,
+                                              "wait for a task to end, then call again"));
+  answer(message.id, make_result(message.id, shape_result(context, "tools/call", std::move(result),
+                                                          server_.info())));
+  return true;
 }
 
 void Session::reap_workers(bool wait_all) {

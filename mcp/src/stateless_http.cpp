@@ -1,5 +1,7 @@
 #include "kiln/mcp/stateless_http.h"
 
+#include "kiln/mcp/tasks.h"
+
 namespace kiln::mcp {
 namespace {
 
@@ -38,10 +40,10 @@ std::optional<std::string> decode_base64(const std::string& text) {
 
 // The body value Mcp-Name mirrors, for the methods that carry one.
 std::optional<std::string> name_in_body(const Message& message) {
-  const char* field = message.method == "resources/read" ? "uri"
-                      : (message.method == "tools/call" || message.method == "prompts/get")
-                          ? "name"
-                          : nullptr;
+  const char* field = message.method == "resources/read"                                    ? "uri"
+                      : (message.method == "tools/call" || message.method == "prompts/get") ? "name"
+                      : is_task_method(message.method) ? "taskId"
+                                                       : nullptr;
   if (!field || !message.params.is_object() || !message.params.contains(field) ||
       !message.params[field].is_string())
     return std::nullopt;

@@ -87,6 +87,18 @@ ToolResult normalized(ToolResult result) {
 
 std::string_view error_code_name(ErrorCode code) { return info(code).name; }
 
+std::string_view task_support_name(TaskSupport support) {
+  switch (support) {
+    case TaskSupport::kOptional:
+      return "optional";
+    case TaskSupport::kRequired:
+      return "required";
+    case TaskSupport::kForbidden:
+      break;
+  }
+  return "forbidden";
+}
+
 json error_json(ErrorCode code, const std::string& message, const std::string& next_step) {
   return json{{"code", info(code).name},
               {"message", message},
@@ -202,6 +214,8 @@ json ToolRegistry::list() const {
                        {"destructiveHint", tool.annotations.destructive},
                        {"idempotentHint", tool.annotations.idempotent},
                        {"openWorldHint", tool.annotations.open_world}}}});
+    if (tool.task_support != TaskSupport::kForbidden)
+      tools.back()["execution"] = {{"taskSupport", task_support_name(tool.task_support)}};
   }
   return json{{"tools", std::move(tools)}};
 }

@@ -57,11 +57,20 @@ function scoredScenarios(set) {
   return names;
 }
 
-/** Runs the suite for `set`; returns {scenario: [failed check ids]} for every scenario it ran. */
-function runSuite(node, url, set) {
+/** The scenarios of the tasks extension (`tasks-*`, listed as [extension]; no requirement set scores them). */
+function taskScenarios(node) {
+  const r = spawnSync(node, [CLI, "list", "--server"], { encoding: "utf8" });
+  assert.equal(r.status, 0, `conformance list failed: ${r.stderr}`);
+  const names = [...r.stdout.matchAll(/^\s*-\s+(tasks-[a-z0-9-]+)\s+\[extension\]/gm)].map((m) => m[1]);
+  assert.ok(names.length > 0, `conformance list shows no tasks-* scenarios:\n${r.stdout}`);
+  return names;
+}
+
+/** Runs the suite (a requirement set, or `--scenario NAME`); returns {scenario: [failed check ids]}. */
+function runSuite(node, url, set, selection = ["--requirements", set]) {
   const out = mkdtempSync(path.join(tmpdir(), `kiln-conformance-${set}-`));
   try {
-    const r = spawnSync(node, [CLI, "server", "--url", url, "--requirements", set, "-o", out], {
+    const r = spawnSync(node, [CLI, "server", "--url", url, ...selection, "-o", out], {
       encoding: "utf8",
       timeout: 240_000,
     });
@@ -110,4 +119,14 @@ describe("MCP conformance suite", { skip: node ? false : "no Node >= 22 (optiona
       console.log(`conformance ${set}: ${passed}/${scored.length} scored server scenarios pass`);
     });
   }
+
+  // The tasks extension (io.modelcontextprotocol/tasks, revision 2026-07-28): every check of
+  // every tasks-* scenario passes or is skipped by the suite itself (tasks-status-notifications).
+  test("tasks extension: every tasks-* scenario passes", () => {
+    for (const scenario of taskScenarios(node)) {
+      const { results, stdout } = runSuite(node, server.url, scenario, ["--scenario", scenario]);
+      assert.ok(scenario in results, `scenario ${scenario} did not run; suite output:\n${stdout.slice(-4000)}`);
+      assert.deepEqual(results[scenario], [], `${scenario} failed`);
+    }
+  });
 });

@@ -91,6 +91,7 @@ void add_conformance_fixtures(mcp::Server& server, std::vector<mcp::Tool>& tools
   tools.push_back(make_test_input_required_result_multi_round_tool());
   tools.push_back(make_test_input_required_result_tampered_state_tool());
   tools.push_back(make_test_input_required_result_capabilities_tool());
+  add_task_fixtures(tools);
   add_fixture_resources(server.resources());
   add_fixture_prompts(server.prompts());
 }

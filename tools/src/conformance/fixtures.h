@@ -53,6 +53,9 @@ mcp::Tool make_test_input_required_result_multi_round_tool();
 mcp::Tool make_test_input_required_result_tampered_state_tool();
 mcp::Tool make_test_input_required_result_capabilities_tool();
 
+// The tasks-extension fixtures (task_fixtures.cpp).
+void add_task_fixtures(std::vector<mcp::Tool>& tools);
+
 void add_fixture_resources(mcp::ResourceRegistry& resources);
 void add_fixture_prompts(mcp::PromptRegistry& prompts);
 

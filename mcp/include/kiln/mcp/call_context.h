@@ -45,6 +45,16 @@ class CallContext {
   const ClientInput& input() const { return input_; }
   void set_input(ClientInput input) { input_ = std::move(input); }
 
+  // Inside a task (tasks.h) a handler may ask the client mid-work: the task shows
+  // input_required with `input_requests` (key -> {"method", "params"}) until tasks/update
+  // answered every key, and ask() returns the responses by key. nullopt outside a task, or
+  // when the task was cancelled while it waited.
+  using Asker = std::function<std::optional<nlohmann::json>(const nlohmann::json& input_requests)>;
+  void set_asker(Asker asker) { asker_ = std::move(asker); }
+  std::optional<nlohmann::json> ask(const nlohmann::json& input_requests) {
+    return asker_ ? asker_(input_requests) : std::nullopt;
+  }
+
   // notifications/progress, only when the client sent a progressToken; a
   // progress value that does not increase is dropped (the spec requires increase).
   void progress(double done, std::optional<double> total = std::nullopt,
@@ -87,6 +97,7 @@ class CallContext {
   Clock::time_point started_ = Clock::now();
   Clock::time_point last_sent_ = started_;
   ClientInput input_;
+  Asker asker_;
   bool may_background_ = false;
 };
 

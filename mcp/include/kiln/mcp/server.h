@@ -9,6 +9,7 @@
 #include "kiln/mcp/job_store.h"
 #include "kiln/mcp/prompt_registry.h"
 #include "kiln/mcp/resource_registry.h"
+#include "kiln/mcp/tasks.h"
 #include "kiln/mcp/tool_registry.h"
 
 namespace kiln::mcp {
@@ -35,6 +36,8 @@ class Server {
   const RequestStateSeal& request_state_seal() const { return seal_; }
   // The jobs of long calls (long_call.h), shared by every session of this process.
   const std::shared_ptr<JobStore>& jobs() const { return jobs_; }
+  // The tasks of the tasks extension (tasks.h), whose work runs as jobs of jobs().
+  TaskStore& tasks() const { return *tasks_; }
 
  private:
   ServerInfo info_;
@@ -43,6 +46,7 @@ class Server {
   PromptRegistry prompts_;
   RequestStateSeal seal_;
   std::shared_ptr<JobStore> jobs_ = std::make_shared<JobStore>();
+  std::unique_ptr<TaskStore> tasks_ = std::make_unique<TaskStore>(jobs_);
 };
 
 }  // namespace kiln::mcp

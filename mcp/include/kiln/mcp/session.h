@@ -62,6 +62,10 @@ class Session {
   json initialize(const json& params);
   json discover() const;
   void start_tool_call(const Message& message, const ProtocolContext& context);
+  // A tools/call that becomes a task (tasks.h) is answered here with its CreateTaskResult;
+  // false when it runs in place. Throws RpcFailure (-32021) for a task-only tool called by a
+  // client without the tasks extension.
+  bool start_task(const Message& message, const Tool& tool, const ProtocolContext& context);
   void answer(const json& id, std::optional<json> response);
   void reap_workers(bool wait_all);
 

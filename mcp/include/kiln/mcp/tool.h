@@ -70,6 +70,16 @@ nlohmann::json error_json(ErrorCode code, const std::string& message,
 // The JSON Schema of error_json's object; ToolRegistry::add puts it in every outputSchema.
 const nlohmann::json& error_schema();
 
+// Whether a tools/call may become a task of the io.modelcontextprotocol/tasks extension
+// (tasks.h): tools/list shows it as execution.taskSupport.
+enum class TaskSupport {
+  kForbidden,  // always answered in place
+  kOptional,   // a task when the request declares the extension, else in place
+  kRequired,   // only as a task: a request without the extension is refused with -32021
+};
+
+std::string_view task_support_name(TaskSupport support);
+
 struct Tool {
   std::string name;  // ^[a-z_]+$
   std::string title;
@@ -82,6 +92,11 @@ struct Tool {
   // Client capabilities the tool's work depends on (e.g. {"sampling": {}}); a call
   // from a client that did not declare them is refused with -32021.
   nlohmann::json required_client_capabilities = nlohmann::json::object();
+  TaskSupport task_support = TaskSupport::kForbidden;
+  // The tool gathers its input through input-required rounds first: a task-augmented call
+  // without inputResponses runs in place (its input_required result goes back), and only the
+  // call that brings them becomes a task.
+  bool gathers_input_first = false;
   std::function<ToolResult(const nlohmann::json& arguments, CallContext& context)> handler;
 };
 
