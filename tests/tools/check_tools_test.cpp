@@ -51,9 +51,11 @@ TEST_F(CheckToolsTest, AJobThatCouldNotCheckIsIncompleteAndAnError) {
   EXPECT_THAT(result.text, HasSubstr("stage build"));
 }
 
-TEST_F(CheckToolsTest, WithoutARunnerRacecheckSaysHowToGetOne) {
+// Without a runner racecheck's default is the sim engine (racecheck_sim_test.cpp); the gpu
+// engine, asked for, says how to get a runner.
+TEST_F(CheckToolsTest, WithoutARunnerRacecheckOnTheGpuSaysHowToGetOne) {
   start(false);
-  auto result = call("racecheck", {{"source", fake_source("pass")}});
+  auto result = call("racecheck", {{"source", fake_source("pass")}, {"engine", "gpu"}});
   EXPECT_TRUE(result.is_error);
   EXPECT_EQ(result.structured["error"]["code"], "no_runner");
   EXPECT_THAT(result.text, HasSubstr("KILN_RUNNER"));

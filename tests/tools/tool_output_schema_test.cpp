@@ -135,7 +135,11 @@ class ToolOutputSchemaTest : public ToolTest {
            "compile_error"},
           {"an unknown task",
            {{"source", fake_source("pass")}, {"task", "no_such_task"}},
-           "not_found"}}},
+           "not_found"},
+          {"sim engine, clean", {{"candidate", starter}, {"engine", "sim"}}, ""},
+          {"sim engine, an unknown workload",
+           {{"candidate", starter}, {"engine", "sim"}, {"workloads", {"1x1x1"}}},
+           "invalid_arguments"}}},
         {"benchmark",
          {{"a passing candidate", {{"source", fake_source("pass")}}, ""},
           {"a failing workload", {{"source", fake_source("fail")}}, "wrong_answer"},
@@ -238,8 +242,10 @@ TEST_F(ToolOutputSchemaTest, WithoutARunnerTheGpuToolsSayNoRunnerInTheirSchema) 
   const json tools = server_.tools().list()["tools"];
   for (const auto& tool : tools) {
     const std::string name = tool["name"];
-    if (name == "benchmark" || name == "profile" || name == "racecheck")
+    if (name == "benchmark" || name == "profile")
       check(tool, {"no runner", {{"source", fake_source("pass")}}, "no_runner"});
+    if (name == "racecheck")  // its default engine without a runner is sim
+      check(tool, {"no runner", {{"source", fake_source("pass")}, {"engine", "gpu"}}, "no_runner"});
   }
 }
 

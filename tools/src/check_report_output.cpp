@@ -95,7 +95,10 @@ json check_report_schema() {
                 {"arch", {{"type", "string"}}},
                 {"compile", {{"type", "object"}}},
                 {"job_id", {{"type", "string"}}},
-                {"runner", {{"type", "string"}}}}},
+                {"runner", {{"type", "string"}}},
+                {"schedules", {{"type", "integer"}}},
+                {"seed", {{"type", "integer"}}},
+                {"coverage", {{"type", "object"}}}}},
               {"required", {"engine"}}};
 }
 

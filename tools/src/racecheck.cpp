@@ -1,36 +1,81 @@
-// racecheck: shared- and global-memory hazards (RAW, WAR, WAW between threads) in a candidate,
-// found by compute-sanitizer's racecheck on a runner. (The dynamic engine on the CPU simulator
-// is issue 5's next step; until then racecheck needs a GPU runner.)
+// racecheck: shared- and global-memory hazards (RAW, WAR, WAW between threads) in a candidate.
+// The sim engine runs the task's sim workloads under the simulator's race detector on this CPU,
+// under several warp schedules (race_sim_engine.h); the gpu engine runs compute-sanitizer's
+// racecheck on a runner, on one workload (sanitize_engine.h). The default is gpu when a runner
+// is configured, else sim.
 #include "check_report_output.h"
 #include "kiln/tools/tool_factories.h"
+#include "race_sim_engine.h"
 #include "sanitize_engine.h"
 
 namespace kiln::tools {
 
 using json = nlohmann::json;
 
+namespace {
+
+json sim_properties() {
+  return {{"engine",
+           {{"type", "string"},
+            {"enum", {"sim", "gpu"}},
+            {"description",
+             "\"sim\": the simulator's race detector on this CPU (shared and global memory, "
+             "warp races, async copies, missing fences; several schedules); \"gpu\": "
+             "compute-sanitizer racecheck on a runner (shared memory, one schedule). Default: "
+             "gpu when a GPU runner is configured, else sim"}}},
+          {"schedules",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", kMaxRaceSchedules},
+            {"description", "sim: warp schedules to run (default 3: in order, reversed, random)"}}},
+          {"seed",
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"description", "sim: seeds the inputs and the first random schedule (default 1)"}}},
+          {"workloads",
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"description", "sim: names from the task's sim_workloads (default: all)"}}},
+          {"time_limit_s",
+           {{"type", "number"},
+            {"exclusiveMinimum", 0},
+            {"maximum", 3600},
+            {"description", "sim: wall-time limit per schedule (default 120)"}}}};
+}
+
+}  // namespace
+
 mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
-                              std::shared_ptr<GpuJobs> jobs) {
+                              std::shared_ptr<GpuJobs> jobs, SimulateToolConfig sim) {
   mcp::Tool tool;
   tool.name = "racecheck";
   tool.title = "Find data races in a candidate";
   tool.description =
-      "Find read-after-write, write-after-read and write-after-write hazards between threads on "
-      "shared memory (a missing __syncthreads between a tile's store and other threads' "
-      "loads, a reused buffer without a barrier) by running compute-sanitizer racecheck on "
-      "one workload on a GPU runner. Each finding names the kernel, the .cu line of one access "
-      "and the other, and how to order them. Needs a GPU runner (KILN_RUNNER or a local "
-      "GPU); use synccheck first, it needs none. Pass `candidate` (a kernel.cu path) or `source` "
-      "(the code).";
-  tool.input_schema = check_input_schema(json::object());
+      "Find read-after-write, write-after-read and write-after-write hazards between threads: "
+      "a missing __syncthreads between a tile's store and other threads' loads, a reused buffer "
+      "without a barrier, lanes exchanging data without __syncwarp, cp.async or TMA data read "
+      "before its wait, CTAs writing the same global address, a flag published without a "
+      "fence. engine \"sim\" runs the task's sim workloads under kiln's race detector on this "
+      "CPU, under several warp schedules (no GPU needed); \"gpu\" runs compute-sanitizer "
+      "racecheck on one workload on a GPU runner (shared memory only). Each finding names both "
+      "accesses with their .cu lines and how to order them. Pass `candidate` (a kernel.cu path) "
+      "or `source` (the code).";
+  tool.input_schema = check_input_schema(sim_properties());
   tool.output_schema = check_report_schema();
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = true, .open_world = true};
-  tool.handler = [compiler, jobs](const json& arguments, mcp::CallContext& context) {
+  tool.handler = [compiler, jobs, sim](const json& arguments, mcp::CallContext& context) {
+    const std::string engine =
+        arguments.value("engine", jobs->has_runner() ? std::string("gpu") : std::string("sim"));
     auto candidate = compiler->candidate(arguments);
     if (!candidate)
-      return check_refusal("gpu", mcp::ErrorCode::kInvalidArguments, candidate.error().message);
-    return with_candidate_note(run_gpu_check(*jobs, *candidate, arguments, "racecheck", context),
+      return check_refusal(engine, mcp::ErrorCode::kInvalidArguments, candidate.error().message);
+    if (engine == "gpu")
+      return with_candidate_note(run_gpu_check(*jobs, *candidate, arguments, "racecheck", context),
+                                 *candidate);
+    auto task = jobs->task(arguments.value("task", std::string()));
+    if (!task) return check_refusal("sim", mcp::ErrorCode::kInvalidArguments, task.error().message);
+    return with_candidate_note(run_sim_racecheck(sim, **task, *candidate, arguments, context),
                                *candidate);
   };
   return tool;

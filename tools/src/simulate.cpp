@@ -17,6 +17,7 @@
 #include "kiln/tasks/shape.h"
 #include "kiln/tools/candidate_source.h"
 #include "kiln/tools/tool_factories.h"
+#include "sim_process.h"
 #include "sim_report.h"
 
 namespace kiln::tools {
@@ -30,8 +31,6 @@ namespace {
 constexpr double kDefaultTimeLimitSeconds = 60;
 constexpr uint64_t kDefaultSeed = 1;
 constexpr size_t kMaxStderrInText = 1500;
-constexpr size_t kStderrTailBytes = 8192;   // of kiln-sim-run's stderr, kept for errors
-constexpr size_t kMaxLineBytes = 8u << 20;  // one JSON line of kiln-sim-run; longer: garbage
 
 // A simulation that did not run: the error, and `ok: false`.
 mcp::ToolResult refusal(mcp::ErrorCode code, const std::string& message,
@@ -58,27 +57,6 @@ mcp::ToolResult run_failure(mcp::ErrorCode code, const std::string& message,
   }
   return result;
 }
-
-// A fresh folder for one call's builds; removed when the call ends.
-class CallDir {
- public:
-  explicit CallDir(const fs::path& parent) {
-    std::error_code error;
-    fs::create_directories(parent, error);
-    std::string pattern = (parent / "call-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~CallDir() {
-    std::error_code error;
-    if (!path_.empty()) fs::remove_all(path_, error);
-  }
-  CallDir(const CallDir&) = delete;
-  CallDir& operator=(const CallDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 struct SimulateArguments {
   std::vector<std::string> workloads;  // names from the task's sim_workloads; empty: all
@@ -254,57 +232,6 @@ json output_schema() {
                 {"finished_workloads", {{"type", "array"}, {"items", {{"type", "object"}}}}},
                 {"stderr_tail", {{"type", "string"}}}}},
               {"required", {"ok"}}};
-}
-
-// Copies the client's cancellation into the flag run_supervised polls, until destroyed.
-class CancelWatch {
- public:
-  explicit CancelWatch(mcp::CallContext& context)
-      : thread_([this, &context](std::stop_token stop) {
-          while (!stop.stop_requested()) {
-            if (context.cancelled()) {
-              cancelled_ = true;
-              return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-          }
-        }) {}
-  const std::atomic<bool>& flag() const { return cancelled_; }
-
- private:
-  std::atomic<bool> cancelled_{false};
-  std::jthread thread_;  // last: joined before cancelled_ goes away
-};
-
-// How a kiln-sim-run ended, with the end of its stderr.
-struct SimRun {
-  ProcessExit exit;
-  std::string stderr_tail;
-  std::string output_problem;  // set when a stdout line was too long to be a report
-};
-
-// Runs kiln-sim-run in `dir`, each stdout line to on_line, killed at the deadline or on
-// cancel; through kiln's one process supervisor, like every other child.
-SimRun run_sim_runner(const fs::path& program, const std::vector<std::string>& arguments,
-                      const fs::path& dir, Clock::time_point deadline,
-                      const std::atomic<bool>& cancel, LineSplitter::Handler on_line) {
-  ProcessSpec spec;
-  spec.argv = {program.string()};
-  spec.argv.insert(spec.argv.end(), arguments.begin(), arguments.end());
-  spec.working_dir = dir;
-  ProcessLimits limits;
-  limits.deadline = deadline;
-  limits.cancel = &cancel;
-  LineSplitter lines(std::move(on_line), kMaxLineBytes);
-  OutputTail tail(kStderrTailBytes);
-  ProcessOutput output;
-  output.on_stdout = [&](std::string_view chunk) { return lines.feed(chunk); };
-  output.on_stderr = [&](std::string_view chunk) { tail.append(chunk); };
-  SimRun run;
-  run.exit = run_supervised(spec, limits, output);
-  run.stderr_tail = tail.text();
-  if (!lines.problem().empty()) run.output_problem = "it wrote " + lines.problem();
-  return run;
 }
 
 mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& task,

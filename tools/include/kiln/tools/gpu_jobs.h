@@ -63,6 +63,10 @@ class GpuJobs {
   // The candidate the call names (resolve_candidate over the configured roots).
   Result<Candidate> candidate(const nlohmann::json& arguments) const;
 
+  // Whether a GPU runner is configured (a URL, or this machine's GPU with kiln-worker); the
+  // check tools pick their default engine by it.
+  bool has_runner() const { return !config_.runner.urls.empty() || config_.runner.local; }
+
   // Sends the job to a runner, reports its events as progress on `context`, cancels it
   // when the client cancels, and stores the RESULT. `total` is the workload count. A stored
   // benchmark gets a line in the live log unless `log_evaluation` is false (the frontier logs

@@ -25,13 +25,6 @@ mcp::Tool make_read_ptx_spec_tool(std::shared_ptr<kb::KbService> kb);
 // compile (engines/compiler/): nvcc on this machine, results cached by content.
 mcp::Tool make_compile_tool(std::shared_ptr<CandidateCompiler> compiler);
 
-// The checks (engines/check/): synccheck's static engine compiles to PTX here; the gpu engine of
-// synccheck and racecheck runs compute-sanitizer on a runner.
-mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
-                              std::shared_ptr<GpuJobs> jobs);
-mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
-                              std::shared_ptr<GpuJobs> jobs);
-
 // simulate (engines/sim/): kiln-sim-run in a subprocess, the candidate on the CPU simulator.
 struct SimulateToolConfig {
   CandidateRoots roots;              // the run directory, plus the task bundles
@@ -39,6 +32,14 @@ struct SimulateToolConfig {
   std::filesystem::path work_dir;    // per-call build folders go here; empty: $TMPDIR/kiln-simulate
   double build_allowance_s = 240;    // nvcc and g++ time allowed on top of time_limit_s
 };
+
+// The checks (engines/check/): synccheck's static engine compiles to PTX here; racecheck's sim
+// engine runs kiln-sim-run --racecheck (configured as simulate is); the gpu engine of both runs
+// compute-sanitizer on a runner.
+mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
+                              std::shared_ptr<GpuJobs> jobs);
+mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
+                              std::shared_ptr<GpuJobs> jobs, SimulateToolConfig sim);
 mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConfig config);
 // kiln-sim-run next to the running executable (in a build tree both are in build/bin).
 std::filesystem::path default_sim_runner_path();
