@@ -5,15 +5,10 @@
 #include <string>
 
 #include "error_state.h"
+#include "kiln/base/hex.h"
 
 namespace kiln::sim::runtime {
 namespace {
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 const char* kind_name(cudaMemcpyKind kind) {
   switch (kind) {

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "kiln/base/hex.h"
+
 namespace kiln::sim::runtime {
 namespace {
 
@@ -21,12 +23,6 @@ T read_le(const unsigned char* p) {
   T value;
   std::memcpy(&value, p, sizeof(T));
   return value;
-}
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
 }
 
 }  // namespace

@@ -6,17 +6,12 @@
 #include <string>
 
 #include "error_state.h"
+#include "kiln/base/hex.h"
 
 namespace kiln::sim::runtime {
 namespace {
 
 constexpr size_t kPageBytes = 4096;
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 }  // namespace
 

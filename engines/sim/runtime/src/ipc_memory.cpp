@@ -15,15 +15,10 @@
 
 #include "error_state.h"
 #include "ipc_handle.h"
+#include "kiln/base/hex.h"
 
 namespace kiln::sim::runtime {
 namespace {
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 std::string errno_text() { return std::strerror(errno); }
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "kiln/base/hex.h"
+
 namespace kiln::sim::runtime {
 namespace {
 
@@ -22,12 +24,6 @@ std::string at(const char* array, uint32_t i) {
 Error invalid(std::string message) {
   return make_error("cuTensorMapEncodeTiled: " + std::move(message) +
                     " (the driver returns CUDA_ERROR_INVALID_VALUE)");
-}
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
 }
 
 bool is_float(uint32_t data_type) { return data_type >= kFloat16 && data_type <= kTfloat32Ftz; }
