@@ -2,11 +2,30 @@
 // meta.json against kb/zoo/README.md and the op table, techniques against
 // techniques.json, NOTES.md and kernel.cu present — and prints every problem. Exit status
 // 0 when all entries are valid, 1 otherwise. The ctest `zoo_meta_valid` runs it.
+//
+// A bundled entry must also carry at least one measurement on an H200 ("measured", written by
+// kiln_zoo_record from the GPU test's results): search_zoo shows those numbers to agents, and an
+// entry without them makes the README's promise untrue. meta.json itself may hold [] while an
+// entry is written; this check is what keeps such an entry out of the bundled zoo.
 #include <iostream>
 #include <set>
 #include <string>
 
 #include "zoo_meta.h"
+
+namespace {
+
+bool measured_on_h200(const kiln::zoo::ZooMeta& meta) {
+  for (const auto& m : meta.measured) {
+    const auto gpu = m.find("gpu");
+    if (gpu != m.end() && gpu->is_string() &&
+        gpu->get<std::string>().find("H200") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -25,7 +44,12 @@ int main(int argc, char** argv) {
   int failed = 0;
   for (const auto& entry : entries) {
     const std::string id = entry.filename().string();
-    const kiln::zoo::MetaCheck check = kiln::zoo::check_zoo_entry(entry, techniques, ids);
+    kiln::zoo::MetaCheck check = kiln::zoo::check_zoo_entry(entry, techniques, ids);
+    if (check.problems.empty() && check.meta && !measured_on_h200(*check.meta)) {
+      check.problems.push_back(
+          "meta.json: measured: no measurement on an NVIDIA H200; run the GPU test with "
+          "KILN_ZOO_RESULTS=FILE (tests/gpu/README.md) and record it with kiln_zoo_record FILE");
+    }
     for (const auto& warning : check.warnings) std::cout << "warn " << id << "/" << warning << "\n";
     if (check.problems.empty()) {
       std::cout << "ok   " << id << "\n";
