@@ -84,12 +84,156 @@ TEST(StaticSynccheck, AllowsANamedBarrierWithACountUnderAWarpUniformBranch) {
   EXPECT_EQ(kinds(check(kernel(whole))), Kinds{"barrier_divergence"});
 }
 
-TEST(StaticSynccheck, LeavesNonAlignedBarriersToTheirCallers) {
+TEST(StaticSynccheck, AcceptsANonAlignedBarrierThatEveryThreadReachesSomewhere) {
   // barrier.sync without .aligned may be reached by each thread at a different instruction.
   const CheckReport r =
       check(kernel("mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra $A;\nbarrier.sync 0;\n"
                    "bra.uni $DONE;\n$A:\nbarrier.sync 0;\n$DONE:\nret;"));
   EXPECT_EQ(r.verdict, Verdict::Clean) << listing(r);
+}
+
+TEST(StaticSynccheck, FlagsANonAlignedBarrierThatSomeThreadsNeverReach) {
+  // cg::this_thread_block().sync() under threadIdx.x % 2 == 0: barrier.sync without .aligned.
+  const CheckReport r =
+      check(kernel("mov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 1;\n"
+                   "@%p1 bra $DONE;\nbarrier.sync 0;\n$DONE:\nret;"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::Error);
+  EXPECT_EQ(r.findings[0].cause, "thread_dependent");
+  EXPECT_NE(r.findings[0].message.find("without .aligned"), std::string::npos);
+  EXPECT_NE(r.findings[0].message.find("must still arrive"), std::string::npos);
+}
+
+TEST(StaticSynccheck, FlagsANonAlignedBarrierAfterAThreadDependentEarlyReturn) {
+  const CheckReport r = check(
+      kernel("mov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 100;\n@%p1 ret;\nbarrier.sync 0;\nret;"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_NE(r.findings[0].message.find("early return"), std::string::npos);
+}
+
+TEST(StaticSynccheck, FlagsNonAlignedArmsThatArriveAtDifferentBarrierIds) {
+  // Each arm arrives, but at barrier 1 instead of 0: the threads of the other arm never
+  // arrive at barrier 0.
+  const CheckReport r =
+      check(kernel("mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra $A;\nbarrier.sync 0;\n"
+                   "bra.uni $DONE;\n$A:\nbarrier.sync 1;\n$DONE:\nret;"));
+  EXPECT_EQ(kinds(r), (Kinds{"barrier_divergence", "barrier_divergence"})) << listing(r);
+}
+
+// The grid barrier nvcc inlines for cg::this_grid().sync() (CUDA 13, sm_90a), under `cond`
+// (a predicate register; empty: unconditional).
+std::string grid_sync_kernel(const std::string& setup, const std::string& cond,
+                             const std::string& tail = "") {
+  const std::string skip = cond.empty() ? "" : "@" + cond + " bra $DONE;\n";
+  return kernel(setup + "mov.u32 %r2, %envreg2;\ncvt.u64.u32 %rd6, %r2;\n" +
+                "mov.u32 %r3, %envreg1;\ncvt.u64.u32 %rd7, %r3;\n" +
+                "bfi.b64 %rd1, %rd7, %rd6, 32, 32;\n" + skip +
+                "setp.ne.s64 %p2, %rd1, 0;\n@%p2 bra $OK;\ntrap;\n$OK:\nbarrier.sync 0;\n"
+                "mov.u32 %r6, %tid.x;\nsetp.ne.s32 %p3, %r6, 0;\n@%p3 bra $WAITED;\n"
+                "add.s64 %rd9, %rd1, 4;\natom.add.release.gpu.u32 %r11, [%rd9], 1;\n"
+                "$SPIN:\nld.acquire.gpu.u32 %r23, [%rd9];\nxor.b32 %r24, %r23, %r11;\n"
+                "setp.gt.s32 %p5, %r24, -1;\n@%p5 bra $SPIN;\n"
+                "$WAITED:\nbarrier.sync 0;\n" +
+                tail + "$DONE:\nret;");
+}
+
+TEST(StaticSynccheck, FlagsAGridBarrierUnderABlockIndexCondition) {
+  const CheckReport r =
+      check(grid_sync_kernel("mov.u32 %r4, %ctaid.x;\nsetp.ne.s32 %p1, %r4, 0;\n", "%p1"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::Error);
+  EXPECT_EQ(r.findings[0].cause, "block_dependent");
+  EXPECT_NE(r.findings[0].message.find("grid-wide barrier"), std::string::npos);
+  EXPECT_NE(r.findings[0].message.find("atom.add.release.gpu.u32"), std::string::npos);
+}
+
+TEST(StaticSynccheck, FlagsAGridBarrierInALoopWithABlockDependentTripCount) {
+  // for (tile = blockIdx.x; tile < 100; tile += gridDim.x) grid.sync(); blocks sync a
+  // different number of times. The trap in the grid barrier must not hide the loop's branch.
+  const CheckReport r = check(
+      grid_sync_kernel("mov.u32 %r4, %ctaid.x;\nmov.u32 %r5, %nctaid.x;\n$LOOP:\n", "",
+                       "add.u32 %r4, %r4, %r5;\nsetp.lt.u32 %p1, %r4, 100;\n@%p1 bra $LOOP;\n"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].cause, "block_dependent");
+  EXPECT_NE(r.findings[0].message.find("loop"), std::string::npos) << r.findings[0].message;
+}
+
+TEST(StaticSynccheck, FlagsAGridBarrierUnderAThreadCondition) {
+  const CheckReport r =
+      check(grid_sync_kernel("mov.u32 %r4, %tid.x;\nsetp.ne.s32 %p1, %r4, 0;\n", "%p1"));
+  ASSERT_FALSE(r.findings.empty()) << listing(r);
+  EXPECT_EQ(r.findings[0].kind, FindingKind::BarrierDivergence);
+  EXPECT_EQ(r.findings[0].cause, "thread_dependent");
+  EXPECT_NE(r.findings[0].message.find("grid-wide barrier"), std::string::npos);
+}
+
+TEST(StaticSynccheck, AcceptsAGridBarrierEveryBlockReaches) {
+  EXPECT_EQ(check(grid_sync_kernel("", "")).verdict, Verdict::Clean);
+  // A condition on a kernel parameter is the same in every block.
+  const CheckReport r =
+      check(grid_sync_kernel("ld.param.u32 %r4, [k_n];\nsetp.eq.s32 %p1, %r4, 0;\n", "%p1"));
+  EXPECT_EQ(r.verdict, Verdict::Clean) << listing(r);
+}
+
+// `if (*flag) return; __syncthreads();` with the flag at `address` (after `setup`).
+std::string flag_guard_kernel(const std::string& setup, const std::string& address,
+                              const std::string& after = "") {
+  return kernel("ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\n" + setup +
+                "ld.global.u32 %r1, [" + address + "];\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 ret;\n" +
+                "bar.sync 0;\n" + after + "ret;");
+}
+
+TEST(StaticSynccheck, WarnsOnAGuardOnAWordEveryThreadReads) {
+  const CheckReport r = check(flag_guard_kernel("", "%rd2"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::Warning);
+  EXPECT_EQ(r.findings[0].cause, "uniform_load_guard");
+  EXPECT_NE(r.findings[0].message.find("same word"), std::string::npos);
+  EXPECT_NE(r.findings[0].message.find("sim"), std::string::npos);
+  EXPECT_EQ(r.verdict, Verdict::Findings);
+}
+
+TEST(StaticSynccheck, WarnsOnAUniformGuardWhenOnlyOtherPointersAreWritten) {
+  // The kernel stores through another parameter's pointer and to shared memory.
+  const std::string text = std::string(ptx::testing::kHeader) +
+                           ".visible .entry k2(\n\t.param .u64 k2_flag,\n\t.param .u64 k2_out\n)\n"
+                           "{\n\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+                           "\t.shared .align 4 .b8 tile[1024];\n"
+                           "ld.param.u64 %rd1, [k2_flag];\nld.param.u64 %rd3, [k2_out];\n"
+                           "cvta.to.global.u64 %rd2, %rd1;\ncvta.to.global.u64 %rd4, %rd3;\n"
+                           "ld.global.u32 %r1, [%rd2];\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 ret;\n"
+                           "mov.u32 %r2, %tid.x;\nmul.wide.u32 %rd5, %r2, 4;\n"
+                           "add.s64 %rd6, %rd4, %rd5;\nst.global.u32 [%rd6], %r2;\n"
+                           "st.shared.u32 [tile], %r2;\nbar.sync 0;\nret;\n}\n";
+  const CheckReport r = check(text);
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::Warning);
+}
+
+TEST(StaticSynccheck, KeepsAnErrorWhenTheKernelWritesTheGuardWord) {
+  const CheckReport r = check(flag_guard_kernel("", "%rd2", "st.global.u32 [%rd2], 0;\n"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::Error);
+  EXPECT_EQ(r.findings[0].cause, "thread_dependent");
+}
+
+TEST(StaticSynccheck, KeepsAnErrorForAGuardOnEachThreadsOwnWord) {
+  // if (data[threadIdx.x]) return;
+  const CheckReport r = check(flag_guard_kernel(
+      "mov.u32 %r2, %tid.x;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n", "%rd4"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::Error);
+  EXPECT_EQ(r.findings[0].cause, "thread_dependent");
+}
+
+TEST(StaticSynccheck, KeepsAnErrorWhenAUniformWordIsCombinedWithTheThreadIndex) {
+  // if (*flag + threadIdx.x > 5) return;
+  const CheckReport r =
+      check(kernel("ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+                   "ld.global.u32 %r1, [%rd2];\nmov.u32 %r2, %tid.x;\nadd.s32 %r3, %r1, %r2;\n"
+                   "setp.gt.u32 %p1, %r3, 5;\n@%p1 ret;\nbar.sync 0;\nret;"));
+  ASSERT_EQ(kinds(r), Kinds{"barrier_divergence"}) << listing(r);
+  EXPECT_EQ(r.findings[0].severity, Severity::Error);
 }
 
 TEST(StaticSynccheck, FlagsACallToABarrierFunctionUnderDivergence) {

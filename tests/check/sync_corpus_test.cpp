@@ -1,6 +1,7 @@
 // The tests/corpus/sync pairs: each kernel's header says its verdict, and a bad kernel marks
-// the line of the expected finding with "// expect: <kind>". The engine must agree exactly:
-// a bad kernel yields a finding of that kind on that line, a good one yields nothing.
+// the line of the expected finding with "// expect: <kind>" (an error) or
+// "// expect: <kind> warning". The engine must agree exactly: a bad kernel yields a finding of
+// that kind and severity on that line, a good one yields nothing.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,18 +17,29 @@
 namespace kiln::check {
 namespace {
 
-struct CorpusKernel {
-  std::string name;                                        // file name without .cu
-  std::string expect;                                      // "clean" or "findings"
-  std::vector<std::pair<uint32_t, std::string>> expected;  // (line, kind)
+struct ExpectedFinding {
+  uint32_t line = 0;
+  std::string kind;
+  std::string severity;  // "error" unless the line says "warning"
 };
+
+struct CorpusKernel {
+  std::string name;                       // file name without .cu
+  std::string expect;                     // "clean" or "findings"
+  std::vector<ExpectedFinding> expected;  // one per marked line
+};
+
+bool matches(const ExpectedFinding& e, const Finding& f) {
+  return f.source_line == e.line && finding_kind_name(f.kind) == e.kind &&
+         severity_name(f.severity) == e.severity;
+}
 
 std::vector<CorpusKernel> corpus() {
   std::vector<CorpusKernel> kernels;
   std::error_code ec;
   if (!std::filesystem::is_directory(KILN_SYNC_CORPUS_SOURCE_DIR, ec)) return kernels;
   static const std::regex kExpectHeader(R"(//\s*kiln-sync:\s*expect=(\w+))");
-  static const std::regex kExpectLine(R"(//\s*expect:\s*(\w+))");
+  static const std::regex kExpectLine(R"(//\s*expect:\s*(\w+)(?:\s+(error|warning))?)");
   for (const auto& entry : std::filesystem::directory_iterator(KILN_SYNC_CORPUS_SOURCE_DIR)) {
     if (entry.path().extension() != ".cu") continue;
     CorpusKernel k;
@@ -39,7 +51,7 @@ std::vector<CorpusKernel> corpus() {
       if (std::regex_search(line, m, kExpectHeader)) {
         k.expect = m[1];
       } else if (std::regex_search(line, m, kExpectLine)) {
-        k.expected.emplace_back(number, m[1]);
+        k.expected.push_back({number, m[1], m[2].matched ? m[2].str() : "error"});
       }
     }
     kernels.push_back(std::move(k));
@@ -73,17 +85,16 @@ TEST_P(SyncCorpusTest, VerdictAndFindingsMatchTheFile) {
   }
   EXPECT_EQ(report.verdict, Verdict::Findings) << listing;
   ASSERT_FALSE(k.expected.empty()) << k.name << " marks no '// expect: <kind>' line";
-  for (const auto& [line, kind] : k.expected) {
-    const bool found =
-        std::any_of(report.findings.begin(), report.findings.end(), [&](const Finding& f) {
-          return f.source_line == line && finding_kind_name(f.kind) == kind;
-        });
-    EXPECT_TRUE(found) << "expected " << kind << " at line " << line << "\n" << listing;
+  for (const ExpectedFinding& e : k.expected) {
+    const bool found = std::any_of(report.findings.begin(), report.findings.end(),
+                                   [&](const Finding& f) { return matches(e, f); });
+    EXPECT_TRUE(found) << "expected " << e.severity << " " << e.kind << " at line " << e.line
+                       << "\n"
+                       << listing;
   }
   for (const Finding& f : report.findings) {
-    const bool expected = std::any_of(k.expected.begin(), k.expected.end(), [&](const auto& e) {
-      return e.first == f.source_line && e.second == finding_kind_name(f.kind);
-    });
+    const bool expected = std::any_of(k.expected.begin(), k.expected.end(),
+                                      [&](const ExpectedFinding& e) { return matches(e, f); });
     EXPECT_TRUE(expected) << "unexpected finding: " << to_string(f);
   }
 }

@@ -11,6 +11,10 @@ namespace kiln::check {
 // CTA barriers (and calls to functions that contain one) under divergent control.
 void check_barrier_divergence(FunctionContext& context,
                               const std::set<std::string>& functions_with_barriers);
+// Grid-wide barriers (cg::this_grid().sync()) under a block- or thread-dependent condition:
+// every block of a cooperative launch must arrive. Runs before check_barrier_divergence, which
+// then leaves the grid barrier's CTA barrier to this finding.
+void check_grid_barriers(FunctionContext& context);
 // One named barrier id used with different thread counts, or a count not a multiple of 32.
 void check_named_barriers(FunctionContext& context);
 // .aligned warp collectives under divergence; full .sync masks under lane-dependent branches.

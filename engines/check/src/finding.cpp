@@ -66,6 +66,7 @@ nlohmann::json to_json(const Finding& f) {
                       {"instruction", f.instruction},
                       {"message", f.message},
                       {"fix_hint", f.fix_hint}};
+  if (!f.cause.empty()) j["cause"] = f.cause;  // barrier_divergence: why the threads differ
   if (!f.source_file.empty()) {
     j["file"] = f.source_file;
     j["line"] = f.source_line;

@@ -108,8 +108,9 @@ CheckReport static_synccheck(const ptx::Module& module, const SyncCheckOptions& 
       continue;
     }
     const auto analysis = ptx::analyze_function(f, uniformity);
-    FunctionContext context(module, f, source_map, *analysis, report);
+    FunctionContext context(module, f, source_map, *analysis, report, uniformity);
     note_unmodelled(context);
+    check_grid_barriers(context);
     check_barrier_divergence(context, with_barriers);
     check_named_barriers(context);
     check_collectives(context);

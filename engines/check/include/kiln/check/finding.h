@@ -50,6 +50,14 @@ struct Finding {
   std::string instruction;  // the PTX instruction as written, e.g. "bar.sync 0;"
   std::string message;      // what is wrong, in one or two sentences
   std::string fix_hint;     // what to do about it
+  // Why, where an engine tells causes apart (empty otherwise). The static synccheck sets it on
+  // barrier_divergence: "thread_dependent" (a condition that differs between threads of a
+  // warp), "warp_dependent" (between warps), "block_dependent" (a grid-wide barrier under a
+  // condition on blockIdx: every block must arrive), "uniform_load_guard" (a warning: the
+  // condition comes only from loads of one word every thread reads, not written by the
+  // kernel, so it diverges only if the word changes between the threads' reads; the dynamic
+  // engine can tell). racecheck's causes are in dynamic_racecheck.h.
+  std::string cause;
 };
 
 // clean: nothing found and everything analyzed; findings: at least one error or warning;

@@ -2,7 +2,12 @@
 // without running it, from the CFG, the uniformity analysis and small dataflow passes.
 //
 // Checks, each in its own file under src/:
-//   barrier_check     CTA barriers under divergent control; named-barrier id/count mismatches
+//   barrier_check     CTA barriers under divergent control (.aligned ones at all; others on a
+//                     path where some threads arrive at none), grid barriers
+//                     (cg::this_grid().sync()) under block- or thread-dependent control; a
+//                     warning instead when the condition is a load every thread makes of one
+//                     unwritten word (Finding::cause "uniform_load_guard"); named-barrier
+//                     id/count mismatches
 //   collective_check  .aligned warp collectives under divergence; full .sync masks under
 //                     lane-dependent branches
 //   mbarrier_check    use before init, init not made visible, bulk copies without expect_tx
