@@ -74,6 +74,24 @@ TEST_F(KbToolsTest, SearchZooReturnsRankedHitsInBothViews) {
   EXPECT_NE(result.text.find("matched: "), std::string::npos);
 }
 
+// The zoo GPU test records "baseline": null (and null numbers) where nothing was compared; a
+// hit shows what was measured and leaves the rest out, in both views.
+TEST_F(KbToolsTest, SearchZooShowsAMeasurementWithoutABaseline) {
+  auto result = call("search_zoo", {{"query", "multistage TMA pipeline wgmma"}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  json hit;
+  for (const json& h : result.structured["hits"])
+    if (h["id"] == "gemm_wgmma_tma") hit = h;
+  ASSERT_FALSE(hit.is_null()) << result.text;
+  EXPECT_EQ(hit["measured"][0]["time_us"], 224.6);
+  EXPECT_FALSE(hit["measured"][0].contains("baseline"));
+  EXPECT_FALSE(hit["measured"][0].contains("gbps"));
+  EXPECT_NE(result.text.find("measured: NVIDIA H200 M=4096 N=4096 K=4096: 224.6 us, 611.9 "
+                             "TFLOP/s\n"),
+            std::string::npos)
+      << result.text;
+}
+
 TEST_F(KbToolsTest, SearchZooPagesAndValidates) {
   auto first = call("search_zoo", {{"query", "gemm"}, {"limit", 2}});
   ASSERT_FALSE(first.is_error) << first.text;

@@ -21,18 +21,22 @@ std::string number(const json& value) {
   return buffer;
 }
 
+// A measurement's field that says something: present and not null (a measurement without a
+// baseline writes "baseline": null).
+bool has(const json& m, const char* key) { return m.contains(key) && !m[key].is_null(); }
+
 // The facts of a measurement an agent compares: no command lines.
 json compact_measurement(const json& m) {
   json out = json::object();
   if (!m.is_object()) return out;
   for (const char* key :
        {"gpu", "date", "shape", "time_us", "tflops", "gbps", "baseline", "baseline_time_us"})
-    if (m.contains(key)) out[key] = m[key];
+    if (has(m, key)) out[key] = m[key];
   return out;
 }
 
 std::string measurement_text(const json& m) {
-  std::string out = m.value("gpu", "?");
+  std::string out = has(m, "gpu") && m["gpu"].is_string() ? m["gpu"].get<std::string>() : "?";
   if (m.contains("shape") && m["shape"].is_object()) {
     // Dims in the order the op table writes them (JSON objects come back sorted).
     static const std::vector<std::string> kOrder = {"G", "B", "H", "T", "R", "M",
@@ -47,12 +51,15 @@ std::string measurement_text(const json& m) {
       shape += (shape.empty() ? "" : " ") + dim + "=" + number(m["shape"][dim]);
     out += " " + shape;
   }
-  if (m.contains("time_us")) out += ": " + number(m["time_us"]) + " us";
-  if (m.contains("tflops")) out += ", " + number(m["tflops"]) + " TFLOP/s";
-  if (m.contains("gbps")) out += ", " + number(m["gbps"]) + " GB/s";
-  if (m.contains("baseline_time_us"))
-    out += " (" + m.value("baseline", std::string("baseline")) + " " +
-           number(m["baseline_time_us"]) + " us)";
+  if (has(m, "time_us")) out += ": " + number(m["time_us"]) + " us";
+  if (has(m, "tflops")) out += ", " + number(m["tflops"]) + " TFLOP/s";
+  if (has(m, "gbps")) out += ", " + number(m["gbps"]) + " GB/s";
+  if (has(m, "baseline_time_us")) {
+    const std::string baseline = has(m, "baseline") && m["baseline"].is_string()
+                                     ? m["baseline"].get<std::string>()
+                                     : std::string("baseline");
+    out += " (" + baseline + " " + number(m["baseline_time_us"]) + " us)";
+  }
   return out;
 }
 
