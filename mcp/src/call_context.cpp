@@ -19,6 +19,13 @@ CallContext CallContext::detached() {
                      std::make_shared<std::atomic<LogLevel>>(LogLevel::kEmergency));
 }
 
+Result<json> CallContext::ask(const json& input_requests) {
+  if (asker_) return asker_(input_requests);
+  return make_error(
+      "this call cannot ask the client: kiln asks inside a tools/call of a 2025 session or a "
+      "task of the tasks extension; a 2026-07-28 request asks through an input_required result");
+}
+
 void CallContext::progress(double done, std::optional<double> total, const std::string& message) {
   std::lock_guard lock(progress_mutex_);
   send_progress(done, total, message);

@@ -103,8 +103,14 @@ class HttpSession : public Outbox {
     return true;
   }
 
+  // A notification of a request goes out on that request's stream; one of the session's own
+  // (`about` null: notifications/resources/updated) on whichever response stream is open,
+  // since kiln opens no standalone GET stream (it is dropped when none is open).
   void notify(const json& message, const json& about) override {
-    if (auto exchange = route(about, /*finished=*/false, /*fallback=*/false)) {
+    auto exchange = about.is_null() ? any_open()
+                                    : route(about, /*finished=*/false,
+                                            /*fallback=*/false);
+    if (exchange) {
       if (recorder_) recorder_->outgoing(message, id_);
       exchange->push_notification(message);
     } else {
@@ -135,6 +141,13 @@ class HttpSession : public Outbox {
       }
     }
     return fallback ? current_ : nullptr;
+  }
+
+  std::shared_ptr<Exchange> any_open() {
+    std::lock_guard lock(mutex_);
+    for (const auto& [key, route] : routes_)
+      if (auto exchange = route.lock()) return exchange;
+    return nullptr;
   }
 
   std::string id_;

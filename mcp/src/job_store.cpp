@@ -92,7 +92,7 @@ JobStore::~JobStore() {
     for (auto& [id, job] : jobs_)
       if (!job->finished) job->cancelled->store(true);
   }
-  reap(/*wait_all=*/true);
+  workers_.join_all();
 }
 
 void JobStore::set_directory(std::filesystem::path dir) {
@@ -101,7 +101,7 @@ void JobStore::set_directory(std::filesystem::path dir) {
 }
 
 Result<std::string> JobStore::start(const std::string& tool, Work work) {
-  reap(/*wait_all=*/false);
+  workers_.reap();
   auto job = std::make_shared<Job>();
   job->tool = tool;
   job->started_unix = unix_now();
@@ -114,13 +114,7 @@ Result<std::string> JobStore::start(const std::string& tool, Work work) {
   while (jobs_.count(job->id));
   jobs_[job->id] = job;
   ++running_;
-  auto done = std::make_shared<bool>(false);
-  workers_.push_back(Worker{std::thread([this, job, work = std::move(work), done] {
-                              run(job, work);
-                              std::lock_guard finished(mutex_);
-                              *done = true;
-                            }),
-                            done});
+  workers_.start([this, job, work = std::move(work)] { run(job, work); });
   return job->id;
 }
 
@@ -308,23 +302,6 @@ std::optional<JobStatus> JobStore::read_from_disk(const std::string& id) const {
   status.state = alive ? JobState::kRunning : JobState::kLost;
   status.elapsed_s = static_cast<double>(unix_now() - record.value("started_unix", unix_now()));
   return status;
-}
-
-void JobStore::reap(bool wait_all) {
-  std::vector<Worker> finished;
-  {
-    std::lock_guard lock(mutex_);
-    for (auto it = workers_.begin(); it != workers_.end();) {
-      if (wait_all || *it->done) {
-        finished.push_back(std::move(*it));
-        it = workers_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  for (auto& worker : finished)
-    if (worker.thread.joinable()) worker.thread.join();
 }
 
 }  // namespace kiln::mcp

@@ -20,6 +20,14 @@ std::string client_name(const json& params) {
   return name != info->end() && name->is_string() ? name->get<std::string>() : "?";
 }
 
+// The 2025 revisions add resources/subscribe to what both eras declare; 2026-07-28 has no
+// such method (its subscriptions/listen is not offered), so server/discover keeps it false.
+json initialize_capabilities() {
+  json capabilities = server_capabilities();
+  capabilities["resources"]["subscribe"] = true;
+  return capabilities;
+}
+
 json progress_token(const json& params) {
   auto meta = params.find("_meta");
   if (meta == params.end() || !meta->is_object()) return nullptr;
@@ -37,9 +45,16 @@ json call_result(const ToolResult& result) {
 
 }  // namespace
 
-Session::Session(const Server& server, Outbox& outbox) : server_(server), outbox_(outbox) {}
+Session::Session(const Server& server, Outbox& outbox)
+    : server_(server), outbox_(outbox), client_requests_(server.client_request_timeout()) {
+  change_listener_ = server_.resources().changes().add_listener(
+      [this](const std::string& uri) { resource_changed(uri); });
+}
 
-Session::~Session() { shutdown(); }
+Session::~Session() {
+  server_.resources().changes().remove_listener(change_listener_);
+  shutdown();
+}
 
 std::string Session::protocol_version() const {
   std::lock_guard lock(mutex_);
@@ -51,7 +66,7 @@ void Session::shutdown() {
     std::lock_guard lock(mutex_);
     for (auto& [key, request] : in_flight_) request->cancelled->store(true);
   }
-  reap_workers(/*wait_all=*/true);
+  workers_.join_all();
 }
 
 void Session::handle(const json& value) {
@@ -87,8 +102,9 @@ void Session::handle_one(const json& value) {
     handle_request(message);
   } else if (message.is_notification()) {
     handle_notification(message);
+  } else {
+    client_requests_.deliver(message);  // an answer to sampling, elicitation or roots
   }
-  // Responses: kiln sends no requests to clients yet, so there is nothing to match.
 }
 
 void Session::handle_notification(const Message& message) {
@@ -168,7 +184,9 @@ json Session::dispatch_initialize_era(const Message& message) {
   const std::string& method = message.method;
   if (method == "initialize") return initialize(object_params(message));
   if (method == "ping") return json::object();
-  bool known = is_feature_method(method) || method == "tools/call" || method == "logging/setLevel";
+  const bool subscription = method == "resources/subscribe" || method == "resources/unsubscribe";
+  bool known = is_feature_method(method) || method == "tools/call" ||
+               method == "logging/setLevel" || subscription;
   if (!known) fail(error_code::kMethodNotFound, "method not found: " + method);
   if (!initialize_seen_)
     fail(error_code::kInvalidRequest,
@@ -183,8 +201,34 @@ json Session::dispatch_initialize_era(const Message& message) {
     log_level_->store(*level);
     return json::object();
   }
+  if (subscription) return subscribe(object_params(message), method == "resources/subscribe");
   if (method == "tools/call") fail(error_code::kMethodNotFound, "method not found: " + method);
   return answer_feature_method(server_, message, session_context());
+}
+
+json Session::subscribe(const json& params, bool on) {
+  const std::string method = on ? "resources/subscribe" : "resources/unsubscribe";
+  std::string uri = required_string(params, "uri", method);
+  if (on && !server_.resources().knows(uri))
+    fail(error_code::kResourceNotFound,
+         "Resource not found: " + uri +
+             "; resources/list and resources/templates/list name the "
+             "resources kiln has",
+         json{{"uri", uri}});
+  std::lock_guard lock(mutex_);
+  if (on)
+    subscribed_.insert(uri);
+  else
+    subscribed_.erase(uri);  // unsubscribing from what was never subscribed changes nothing
+  return json::object();
+}
+
+void Session::resource_changed(const std::string& uri) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!subscribed_.count(uri)) return;
+  }
+  outbox_.notify(make_notification("notifications/resources/updated", {{"uri", uri}}), nullptr);
 }
 
 json Session::dispatch_stateless(const Message& message, const ProtocolContext& context) {
@@ -233,7 +277,7 @@ json Session::initialize(const json& params) {
   const ServerInfo& info = server_.info();
   json result{
       {"protocolVersion", version},
-      {"capabilities", server_capabilities()},
+      {"capabilities", initialize_capabilities()},
       {"serverInfo", {{"name", info.name}, {"title", info.title}, {"version", info.version}}}};
   if (!info.instructions.empty()) result["instructions"] = info.instructions;
   spdlog::info("session initialized: client {} asked for {}, answered {}", client_name(params),
@@ -271,14 +315,22 @@ void Session::start_tool_call(const Message& message, const ProtocolContext& con
     level =
         context.log_level ? std::make_shared<std::atomic<LogLevel>>(*context.log_level) : nullptr;
   ClientInput input = read_client_input(params, context, server_.request_state_seal());
-  auto done = std::make_shared<std::atomic<bool>>(false);
-
-  reap_workers(/*wait_all=*/false);
-  std::thread thread([this, id, name, arguments, token, request, done, level, context, input] {
+  workers_.start([this, id, name, arguments, token, request, level, context, input] {
     CallContext call([this, id](json note) { outbox_.notify(note, id); }, token, request->cancelled,
                      level);
     call.set_input(input);
     call.allow_background();
+    call.set_resource_changed(
+        [this](const std::string& uri) { server_.resources().changes().changed(uri); });
+    // The 2025 revisions ask the client with requests of kiln's own, sent like the call's
+    // notifications (over HTTP on its response stream); 2026-07-28 asks through results.
+    if (!context.stateless)
+      call.set_asker(
+          [this, id, request, capabilities = context.client_capabilities](const json& requests) {
+            return client_requests_.ask(
+                requests, capabilities, [this, id](const json& sent) { outbox_.notify(sent, id); },
+                *request->cancelled);
+          });
     ToolResult outcome;
     {
       const CallContext::Heartbeat heartbeat(call, kHeartbeatInterval);
@@ -298,10 +350,7 @@ void Session::start_tool_call(const Message& message, const ProtocolContext& con
     answer(id, request->cancelled->load()
                    ? std::nullopt
                    : std::optional<json>(make_result(id, std::move(result))));
-    done->store(true);
   });
-  std::lock_guard lock(mutex_);
-  workers_.push_back(Worker{std::move(thread), done});
 }
 
 bool Session::start_task(const Message& message, const Tool& tool, const ProtocolContext& context) {
@@ -332,23 +381,6 @@ bool Session::start_task(const Message& message, const Tool& tool, const Protoco
   answer(message.id, make_result(message.id, shape_result(context, "tools/call", std::move(result),
                                                           server_.info())));
   return true;
-}
-
-void Session::reap_workers(bool wait_all) {
-  std::vector<Worker> finished;
-  {
-    std::lock_guard lock(mutex_);
-    for (auto it = workers_.begin(); it != workers_.end();) {
-      if (wait_all || it->done->load()) {
-        finished.push_back(std::move(*it));
-        it = workers_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  for (auto& worker : finished)
-    if (worker.thread.joinable()) worker.thread.join();
 }
 
 }  // namespace kiln::mcp

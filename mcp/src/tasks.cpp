@@ -25,16 +25,17 @@ struct TaskStore::Task {
   json answers = json::object();    // what tasks/update brought for the current ask
 
   // CallContext::ask inside the task: parks the work until every request is answered.
-  std::optional<json> ask(const json& requests, CallContext& job) {
+  Result<json> ask(const json& requests, CallContext& job) {
+    const Error ended{"the task was cancelled while it waited for input"};
     std::unique_lock lock(mutex);
-    if (cancelled || job.cancelled()) return std::nullopt;
+    if (cancelled || job.cancelled()) return ended;
     pending = requests.is_object() ? requests : json::object();
     answers = json::object();
     updated = Clock::now();
     // Slices, so a cancellation through the job store (kiln shutting down) ends the wait too.
     while (!pending.empty() && !cancelled && !job.cancelled())
       answered.wait_for(lock, std::chrono::milliseconds(100));
-    if (cancelled || job.cancelled()) return std::nullopt;
+    if (cancelled || job.cancelled()) return ended;
     updated = Clock::now();
     return std::exchange(answers, json::object());
   }

@@ -176,9 +176,14 @@ Result<json> output_schema_with_error(const json& schema) {
 }
 
 Status ToolRegistry::add(Tool tool) {
-  static const std::regex kName("^[a-z_]+$");
+  // The tool-name rule of MCP 2025-11-25: 1 to 128 ASCII letters, digits, '_', '-' and '.'.
+  // (kiln's own tools keep to snake_case; the conformance fixtures need digits.)
+  static const std::regex kName("^[A-Za-z0-9_.-]{1,128}$");
   const std::string who = "tool `" + tool.name + "`: ";
-  if (!std::regex_match(tool.name, kName)) return make_error(who + "name must match ^[a-z_]+$");
+  if (!std::regex_match(tool.name, kName))
+    return make_error(who +
+                      "name must be 1 to 128 ASCII letters, digits, '_', '-' or '.' "
+                      "(^[A-Za-z0-9_.-]{1,128}$, the MCP tool-name rule)");
   if (tools_.count(tool.name)) return make_error(who + "declared twice");
   if (tool.title.empty()) return make_error(who + "needs a title");
   if (tool.description.empty() || tool.description.size() >= 1024)

@@ -22,14 +22,7 @@ const CLI = path.join(PACKAGE, "dist", "index.js");
 
 /** Scored scenarios kiln does not pass yet, by requirement set, with the reason. */
 const KNOWN_GAPS = {
-  "2025-11-25": {
-    "tools-call-sampling": "kiln sends no server-to-client requests (sampling/createMessage) in the 2025 revisions",
-    "tools-call-elicitation": "kiln sends no server-to-client requests (elicitation/create) in the 2025 revisions",
-    "elicitation-sep1034-defaults": "needs elicitation/create from the server (2025 revisions), and the fixture name has digits, which kiln's tool names refuse",
-    "elicitation-sep1330-enums": "needs elicitation/create from the server (2025 revisions), and the fixture name has digits, which kiln's tool names refuse",
-    "resources-subscribe": "kiln declares resources.subscribe: false and has no resources/subscribe",
-    "resources-unsubscribe": "kiln declares resources.subscribe: false and has no resources/unsubscribe",
-  },
+  "2025-11-25": {},
   "2026-07-28": {},
 };
 

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "kiln/mcp/protocol_version.h"
+#include "recording_outbox.h"
 #include "test_server.h"
 
 namespace kiln::mcp {
@@ -16,66 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-// Records what a session sends, and lets a test wait for it.
-class RecordingOutbox : public Outbox {
- public:
-  struct Reply {
-    json id;
-    std::optional<json> response;
-  };
-  struct Note {
-    json message;
-    json about;
-  };
-
-  void notify(const json& message, const json& about) override {
-    {
-      std::lock_guard lock(mutex_);
-      notes_.push_back({message, about});
-    }
-    changed_.notify_all();
-  }
-  void respond(const json& id, std::optional<json> response) override {
-    {
-      std::lock_guard lock(mutex_);
-      replies_.push_back({id, std::move(response)});
-    }
-    changed_.notify_all();
-  }
-
-  // The first reply to `id`, waiting up to `timeout` for it.
-  std::optional<Reply> wait_reply(const json& id, std::chrono::milliseconds timeout = 5s) {
-    std::unique_lock lock(mutex_);
-    std::optional<Reply> found;
-    changed_.wait_for(lock, timeout, [&] {
-      for (const auto& reply : replies_)
-        if (reply.id == id) found = reply;
-      return found.has_value();
-    });
-    return found;
-  }
-  std::vector<Reply> replies_to(const json& id) {
-    std::lock_guard lock(mutex_);
-    std::vector<Reply> out;
-    for (const auto& reply : replies_)
-      if (reply.id == id) out.push_back(reply);
-    return out;
-  }
-  std::vector<Reply> replies() {
-    std::lock_guard lock(mutex_);
-    return replies_;
-  }
-  std::vector<Note> notes() {
-    std::lock_guard lock(mutex_);
-    return notes_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<Reply> replies_;
-  std::vector<Note> notes_;
-};
+using testing::RecordingOutbox;
 
 json request(const json& id, const std::string& method, json params = json::object()) {
   json message{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};

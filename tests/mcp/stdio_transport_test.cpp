@@ -147,6 +147,30 @@ TEST_F(StdioTransportTest, EachResponseIsExactlyOneLineOfValidJson) {
   EXPECT_EQ(peer.read_line(100ms), std::nullopt) << "nothing more may be written";
 }
 
+// A tool that asks the client (2025 revisions): kiln writes its request as a line, the reader
+// routes the client's response line to the waiting call, and the call then answers.
+TEST_F(StdioTransportTest, TheClientsAnswerToKilnsRequestReachesTheWaitingCall) {
+  ASSERT_TRUE(server->tools().add(testing::ask_client_tool()));
+  StdioPeer peer(*server, {});
+  peer.send(line(request(0, "initialize",
+                         {{"protocolVersion", "2025-11-25"},
+                          {"capabilities", {{"sampling", json::object()}}}})) +
+            kInitialized);
+  peer.read_message();
+  peer.send(line(request(4, "tools/call", {{"name", "ask_client"}})));
+  json asked = peer.read_message();
+  EXPECT_EQ(asked["method"], "sampling/createMessage");
+  ASSERT_TRUE(asked.contains("id"));
+  // Other requests are answered while the call waits.
+  peer.send(line(request(5, "ping")));
+  EXPECT_EQ(peer.read_message()["id"], 5);
+  peer.send(line(make_result(asked["id"], {{"model", "stdio-model"}})));
+  json answer = peer.read_message();
+  EXPECT_EQ(answer["id"], 4);
+  EXPECT_EQ(answer["result"]["structuredContent"]["answer"]["model"], "stdio-model");
+  EXPECT_EQ(peer.finish(), 0);
+}
+
 TEST_F(StdioTransportTest, ProgressNotificationsAndTheResponseAreSeparateLines) {
   StdioPeer peer(*server, {});
   peer.send(kInitialize + kInitialized);

@@ -178,6 +178,25 @@ inline Tool ask_name_tool() {
   return tool;
 }
 
+// ask_client {method}: asks the client mid-call (CallContext::ask) with one request of `method`
+// (default sampling/createMessage) under the key "q"; answers the client's result as
+// structured content, or the reason it could not ask as an error. Not in make_test_server:
+// the tests of server-to-client requests add it.
+inline Tool ask_client_tool() {
+  Tool tool = make_tool("ask_client");
+  tool.input_schema = flat_object_schema({{"method", {{"type", "string"}}}});
+  tool.handler = [](const json& arguments, CallContext& context) {
+    const std::string method = arguments.value("method", "sampling/createMessage");
+    auto answer = context.ask({{"q", {{"method", method}, {"params", {{"message", "hi"}}}}}});
+    if (!answer) return ToolResult::error(answer.error().message);
+    ToolResult result;
+    result.structured = json{{"answer", (*answer)["q"]}};
+    result.text = (*answer)["q"].dump();
+    return result;
+  };
+  return tool;
+}
+
 // fail: throws, as a buggy handler would.
 inline Tool throwing_tool() {
   Tool tool = make_tool("fail");

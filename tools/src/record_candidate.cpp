@@ -90,6 +90,9 @@ mcp::Tool make_record_candidate_tool(std::shared_ptr<FrontierSource> frontier) {
     // comes back as an outcome.
     if (!outcome)
       return mcp::ToolResult::error(mcp::ErrorCode::kUnavailable, outcome.error().message);
+    // Every decision, accepted or refused, is part of kiln://frontier (frontier_resource.cpp):
+    // tell the sessions that subscribed to it.
+    context.resource_changed("kiln://frontier");
     const auto& d = outcome->decision;
     mcp::ToolResult result;
     json& out = result.structured;

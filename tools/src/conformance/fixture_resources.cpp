@@ -1,5 +1,6 @@
-// The conformance suite's resources: test://static-text, test://static-binary and
-// the template test://template/{id}/data (scenarios resources-*, caching).
+// The conformance suite's resources: test://static-text, test://static-binary,
+// test://watched-resource (to subscribe to) and the template test://template/{id}/data
+// (scenarios resources-*, caching).
 #include "fixtures.h"
 
 namespace kiln::tools::conformance {
@@ -29,6 +30,18 @@ void add_fixture_resources(mcp::ResourceRegistry& resources) {
     return Result<mcp::ResourceContents>(mcp::ResourceContents{"image/png", kPngBase64, true});
   };
   resources.add(std::move(binary));
+
+  mcp::Resource watched;
+  watched.uri = "test://watched-resource";
+  watched.name = "watched_resource";
+  watched.title = "Watched resource (conformance)";
+  watched.description = "Conformance-suite fixture: a text resource to subscribe to.";
+  watched.mime_type = "text/plain";
+  watched.read = [] {
+    return Result<mcp::ResourceContents>(
+        mcp::ResourceContents{"text/plain", "This resource can be subscribed to."});
+  };
+  resources.add(std::move(watched));
 
   mcp::ResourceTemplate data;
   data.uri_template = "test://template/{id}/data";

@@ -65,6 +65,26 @@ std::string elicited(const mcp::ClientInput& input, const std::string& key,
                                        : content[property].dump();
 }
 
+std::optional<json> answers(const json& requests, mcp::CallContext& context,
+                            mcp::ToolResult& outcome) {
+  auto got = context.ask(requests);
+  if (got) return *got;
+  if (context.cancelled()) {
+    outcome = mcp::ToolResult::error(mcp::ErrorCode::kRunFailed, "cancelled by the client");
+    return std::nullopt;
+  }
+  if (!context.input().can_ask) {  // a 2025 session whose client could not answer
+    outcome = mcp::ToolResult::error(got.error().message);
+    return std::nullopt;
+  }
+  bool all = true;
+  for (const auto& [key, request] : requests.items())
+    all = all && context.input().responses.contains(key);
+  if (all) return context.input().responses;
+  outcome = ask(requests);
+  return std::nullopt;
+}
+
 mcp::ToolResult ask(json input_requests, std::string request_state) {
   mcp::ToolResult result;
   result.input_required = mcp::InputRequired{std::move(input_requests), std::move(request_state)};
@@ -91,6 +111,7 @@ void add_conformance_fixtures(mcp::Server& server, std::vector<mcp::Tool>& tools
   tools.push_back(make_test_input_required_result_multi_round_tool());
   tools.push_back(make_test_input_required_result_tampered_state_tool());
   tools.push_back(make_test_input_required_result_capabilities_tool());
+  add_client_request_fixtures(tools);
   add_task_fixtures(tools);
   add_fixture_resources(server.resources());
   add_fixture_prompts(server.prompts());

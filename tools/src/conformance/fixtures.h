@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ nlohmann::json roots_request();
 std::string elicited(const mcp::ClientInput& input, const std::string& key,
                      const std::string& property);
 mcp::ToolResult ask(nlohmann::json input_requests, std::string request_state = "");
+// The client's answers to `requests`, by key, however the call can ask: requests of kiln's
+// own in a 2025 session or a task (CallContext::ask), else input-required rounds
+// (2026-07-28). nullopt with `outcome` set when the call must end first: with the
+// input_required result, or with the error that kept the client from answering.
+std::optional<nlohmann::json> answers(const nlohmann::json& requests, mcp::CallContext& context,
+                                      mcp::ToolResult& outcome);
 
 mcp::Tool make_test_simple_text_tool();
 mcp::Tool make_test_image_content_tool();
@@ -52,6 +59,10 @@ mcp::Tool make_test_input_required_result_multiple_inputs_tool();
 mcp::Tool make_test_input_required_result_multi_round_tool();
 mcp::Tool make_test_input_required_result_tampered_state_tool();
 mcp::Tool make_test_input_required_result_capabilities_tool();
+
+// The fixtures that ask the client mid-call (client_request_fixtures.cpp): test_sampling,
+// test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums.
+void add_client_request_fixtures(std::vector<mcp::Tool>& tools);
 
 // The tasks-extension fixtures (task_fixtures.cpp).
 void add_task_fixtures(std::vector<mcp::Tool>& tools);

@@ -34,23 +34,6 @@ mcp::ToolResult cancelled() {
   return mcp::ToolResult::error(mcp::ErrorCode::kRunFailed, "cancelled by the client");
 }
 
-// The answers to `requests`: asked mid-task (CallContext::ask), or, outside a task, through
-// input-required rounds; nullopt with `outcome` set when the call must end first.
-std::optional<json> answers(const json& requests, mcp::CallContext& context,
-                            mcp::ToolResult& outcome) {
-  if (auto got = context.ask(requests)) return got;
-  if (context.cancelled()) {
-    outcome = cancelled();
-    return std::nullopt;
-  }
-  bool all = true;
-  for (const auto& [key, request] : requests.items())
-    all = all && context.input().responses.contains(key);
-  if (all) return context.input().responses;
-  outcome = ask(requests);
-  return std::nullopt;
-}
-
 bool accepted_true(const json& response, const char* property) {
   return response.is_object() && response.value("action", "") == "accept" &&
          response.contains("content") && response["content"].is_object() &&

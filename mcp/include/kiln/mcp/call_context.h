@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "kiln/base/result.h"
 #include "kiln/mcp/input_required.h"
 #include "kiln/mcp/log_level.h"
 
@@ -45,14 +46,24 @@ class CallContext {
   const ClientInput& input() const { return input_; }
   void set_input(ClientInput input) { input_ = std::move(input); }
 
-  // Inside a task (tasks.h) a handler may ask the client mid-work: the task shows
-  // input_required with `input_requests` (key -> {"method", "params"}) until tasks/update
-  // answered every key, and ask() returns the responses by key. nullopt outside a task, or
-  // when the task was cancelled while it waited.
-  using Asker = std::function<std::optional<nlohmann::json>(const nlohmann::json& input_requests)>;
+  // A handler may ask the client mid-work, `input_requests` being key -> {"method", "params"}
+  // (sampling/createMessage, elicitation/create, roots/list); ask() returns the responses by
+  // key. Inside a task (tasks.h) the task shows input_required until tasks/update answered
+  // every key; in a tools/call of a 2025 session kiln sends the client JSON-RPC requests and
+  // waits for its responses (client_requests.h). An error, saying why, where the call cannot
+  // ask (a stateless 2026-07-28 request asks through input-required results instead), when the
+  // client lacks the capability, answered with an error or not in time, or the call was
+  // cancelled meanwhile.
+  using Asker = std::function<Result<nlohmann::json>(const nlohmann::json& input_requests)>;
   void set_asker(Asker asker) { asker_ = std::move(asker); }
-  std::optional<nlohmann::json> ask(const nlohmann::json& input_requests) {
-    return asker_ ? asker_(input_requests) : std::nullopt;
+  Result<nlohmann::json> ask(const nlohmann::json& input_requests);
+
+  // Tells the sessions subscribed to `uri` that the resource changed (resources/subscribe);
+  // nothing where no one listens, as in `kiln call` and tests.
+  using ResourceChanged = std::function<void(const std::string& uri)>;
+  void set_resource_changed(ResourceChanged announce) { resource_changed_ = std::move(announce); }
+  void resource_changed(const std::string& uri) const {
+    if (resource_changed_) resource_changed_(uri);
   }
 
   // notifications/progress, only when the client sent a progressToken; a
@@ -98,6 +109,7 @@ class CallContext {
   Clock::time_point last_sent_ = started_;
   ClientInput input_;
   Asker asker_;
+  ResourceChanged resource_changed_;
   bool may_background_ = false;
 };
 

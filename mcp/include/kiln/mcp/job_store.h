@@ -22,6 +22,7 @@
 #include "kiln/base/result.h"
 #include "kiln/mcp/call_context.h"
 #include "kiln/mcp/tool.h"
+#include "kiln/mcp/worker_threads.h"
 
 namespace kiln::mcp {
 
@@ -87,7 +88,6 @@ class JobStore {
   void write(const Job& job) const;           // mutex_ held
   void forget_oldest();                       // mutex_ held
   std::optional<JobStatus> read_from_disk(const std::string& id) const;
-  void reap(bool wait_all);
 
   JobLimits limits_;
   std::filesystem::path dir_;
@@ -96,12 +96,8 @@ class JobStore {
   std::map<std::string, std::shared_ptr<Job>> jobs_;
   std::deque<std::string> kept_;  // kept ids, oldest first
   size_t running_ = 0;
-  bool closing_ = false;  // the destructor runs
-  struct Worker {
-    std::thread thread;
-    std::shared_ptr<bool> done;  // guarded by mutex_
-  };
-  std::vector<Worker> workers_;
+  bool closing_ = false;   // the destructor runs
+  WorkerThreads workers_;  // last: joined before the rest is destroyed
 };
 
 // A ToolResult as JSON and back (the form of DIR/<id>.json's "result").

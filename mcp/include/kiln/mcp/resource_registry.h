@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "kiln/base/result.h"
 #include "kiln/mcp/completion.h"
+#include "kiln/mcp/resource_changes.h"
 
 namespace kiln::mcp {
 
@@ -65,9 +67,13 @@ class ResourceRegistry {
                                   const std::string& prefix,
                                   const std::map<std::string, std::string>& context) const;
 
+  // Where a change of a resource is announced, and sessions listen (resource_changes.h).
+  ResourceChanges& changes() const { return *changes_; }
+
  private:
   std::vector<Resource> resources_;
   std::vector<ResourceTemplate> templates_;
+  std::shared_ptr<ResourceChanges> changes_ = std::make_shared<ResourceChanges>();
 };
 
 }  // namespace kiln::mcp

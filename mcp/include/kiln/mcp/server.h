@@ -2,6 +2,7 @@
 // Filled before serving and read-only afterwards, so sessions share it freely.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,13 @@ class Server {
   const std::shared_ptr<JobStore>& jobs() const { return jobs_; }
   // The tasks of the tasks extension (tasks.h), whose work runs as jobs of jobs().
   TaskStore& tasks() const { return *tasks_; }
+  // How long a tools/call of a 2025 session waits for the client to answer a request kiln sent
+  // it (sampling, elicitation, roots; client_requests.h) before it gives up. Elicitation waits
+  // on a person, so the default is generous.
+  std::chrono::milliseconds client_request_timeout() const { return client_request_timeout_; }
+  void set_client_request_timeout(std::chrono::milliseconds timeout) {
+    client_request_timeout_ = timeout;
+  }
 
  private:
   ServerInfo info_;
@@ -45,6 +53,7 @@ class Server {
   ResourceRegistry resources_;
   PromptRegistry prompts_;
   RequestStateSeal seal_;
+  std::chrono::milliseconds client_request_timeout_{std::chrono::minutes(10)};
   std::shared_ptr<JobStore> jobs_ = std::make_shared<JobStore>();
   std::unique_ptr<TaskStore> tasks_ = std::make_unique<TaskStore>(jobs_);
 };

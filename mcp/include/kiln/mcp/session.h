@@ -12,15 +12,16 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
-#include <thread>
-#include <vector>
 
+#include "kiln/mcp/client_requests.h"
 #include "kiln/mcp/json_rpc.h"
 #include "kiln/mcp/log_level.h"
 #include "kiln/mcp/outbox.h"
 #include "kiln/mcp/protocol_context.h"
 #include "kiln/mcp/server.h"
+#include "kiln/mcp/worker_threads.h"
 
 namespace kiln::mcp {
 
@@ -40,16 +41,12 @@ class Session {
   // Cancels every request in flight (transport closed) and waits for workers.
   void shutdown();
   // Waits for the requests in flight to finish and send their responses.
-  void drain() { reap_workers(/*wait_all=*/true); }
+  void drain() { workers_.join_all(); }
 
  private:
   struct InFlight {
     std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
     std::atomic<bool> answered{false};
-  };
-  struct Worker {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
   };
 
   void handle_one(const json& value);
@@ -67,18 +64,23 @@ class Session {
   // client without the tasks extension.
   bool start_task(const Message& message, const Tool& tool, const ProtocolContext& context);
   void answer(const json& id, std::optional<json> response);
-  void reap_workers(bool wait_all);
+  // resources/subscribe and resources/unsubscribe (initialize era); both answer {}.
+  json subscribe(const json& params, bool on);
+  void resource_changed(const std::string& uri);
 
   const Server& server_;
   Outbox& outbox_;
   std::atomic<bool> initialize_seen_{false};
   std::atomic<bool> initialized_{false};
   mutable std::mutex
-      mutex_;  // guards protocol_version_, client_capabilities_, in_flight_, workers_
+      mutex_;  // guards protocol_version_, client_capabilities_, in_flight_, subscribed_
   std::string protocol_version_;
   json client_capabilities_ = json::object();
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;
-  std::vector<Worker> workers_;
+  std::set<std::string> subscribed_;  // resource URIs (resources/subscribe)
+  ClientRequests client_requests_;    // what tools/call asked the client (2025 revisions)
+  uint64_t change_listener_ = 0;      // on server_.resources().changes()
+  WorkerThreads workers_;             // tools/call
   std::shared_ptr<std::atomic<LogLevel>> log_level_ =
       std::make_shared<std::atomic<LogLevel>>(LogLevel::kInfo);
 };

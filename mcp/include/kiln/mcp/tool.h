@@ -81,7 +81,7 @@ enum class TaskSupport {
 std::string_view task_support_name(TaskSupport support);
 
 struct Tool {
-  std::string name;  // ^[a-z_]+$
+  std::string name;  // ^[A-Za-z0-9_.-]{1,128}$ (MCP); kiln's own tools keep to ^[a-z_]+$
   std::string title;
   std::string description;  // under 1 KB: what it does and when to use it
   nlohmann::json input_schema;
