@@ -5,7 +5,7 @@
 //                [--workload NAME]... [--dims M=256,N=256,K=256]... [--seed N] [--reference
 //                reference.so] [--build-dir DIR]
 //                [--instruction-budget N] [--time-limit SECONDS] [--progress]
-//                [--racecheck [--schedules N]]
+//                [--racecheck | --synccheck [--schedules N]]
 //
 // The candidate's host code runs in this process, so whatever it prints goes to stderr: stdout
 // carries only the report (and, with --progress, one JSON line per step before it).
@@ -26,6 +26,7 @@
 #include "kiln/tasks/shape.h"
 #include "kiln/tasks/task.h"
 #include "racecheck_run.h"
+#include "synccheck_run.h"
 #include "workload_run.h"
 
 namespace {
@@ -35,7 +36,7 @@ constexpr const char* kUsage =
     "                    [--workload NAME]... [--dims DIM=N,...]... [--seed N]\n"
     "                    [--reference reference.so]\n"
     "                    [--build-dir DIR] [--instruction-budget N] [--time-limit SECONDS]\n"
-    "                    [--progress] [--racecheck [--schedules N]]\n"
+    "                    [--progress] [--racecheck | --synccheck [--schedules N]]\n"
     "  --workload            a sim_workload of the task by name (default: all of them)\n"
     "  --dims                an ad-hoc small shape naming every dim of the task, e.g.\n"
     "                        M=256,N=256,K=256; with --dims only the named workloads run\n"
@@ -47,7 +48,9 @@ constexpr const char* kUsage =
     "  --racecheck           run the workloads under the simulator's race detector instead,\n"
     "                        once per warp schedule; the report has verdict, findings and\n"
     "                        schedules (engines/check/README.md)\n"
-    "  --schedules           how many schedules --racecheck runs (default 3: in order,\n"
+    "  --synccheck           run the workloads under the simulator's synchronization checker\n"
+    "                        (mbarrier protocol, barriers, deadlocks), once per schedule\n"
+    "  --schedules           how many schedules --racecheck/--synccheck run (default 3: in order,\n"
     "                        reversed, then random ones seeded from --seed)\n";
 
 // stdout as it was when the process started; fd 1 itself is pointed at stderr so that the
@@ -90,7 +93,7 @@ int main(int argc, char** argv) {
   std::string task_dir, source, candidate, reference, build_dir = "/tmp/kiln-sim-run";
   std::vector<std::string> workload_names, shapes;
   uint64_t seed = 1;
-  bool racecheck = false;
+  bool racecheck = false, synccheck = false;
   uint64_t schedules = 3;
   // Known before the arguments are checked, so that every line on stdout is JSON.
   const bool progress =
@@ -104,6 +107,10 @@ int main(int argc, char** argv) {
     if (flag == "--progress") continue;
     if (flag == "--racecheck") {
       racecheck = true;
+      continue;
+    }
+    if (flag == "--synccheck") {
+      synccheck = true;
       continue;
     }
     if (i + 1 >= argc)
@@ -152,6 +159,9 @@ int main(int argc, char** argv) {
   }
   if (task_dir.empty())
     return fail("arguments", std::string("--task is required\n") + kUsage, progress);
+  if (racecheck && synccheck)
+    return fail("arguments", "give one of --racecheck, --synccheck (run them one after the other)",
+                progress);
   if (source.empty() == candidate.empty())
     return fail("arguments", "give exactly one of --source, --candidate", progress);
 
@@ -240,6 +250,25 @@ int main(int argc, char** argv) {
           if (progress) emit(line, true);
         });
     if (!checked) return fail("racecheck", checked.error().message, progress);
+    nlohmann::json report = {{"ok", true},
+                             {"engine", "sim"},
+                             {"task", task->name},
+                             {"candidate", candidate},
+                             {"seed", seed}};
+    report.update(*checked);
+    emit(report, progress);
+    return report["verdict"] == "clean" ? 0 : 1;
+  }
+
+  if (synccheck) {
+    kiln::sim::run::SynccheckOptions options;
+    options.schedules = static_cast<uint32_t>(schedules);
+    options.seed = seed;
+    auto checked =
+        kiln::sim::run::run_synccheck(runner, workloads, options, [&](const nlohmann::json& line) {
+          if (progress) emit(line, true);
+        });
+    if (!checked) return fail("synccheck", checked.error().message, progress);
     nlohmann::json report = {{"ok", true},
                              {"engine", "sim"},
                              {"task", task->name},

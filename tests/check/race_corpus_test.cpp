@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(Corpus, RaceCorpusTest, ::testing::ValuesIn(corpus()),
                            return param.param.kernel;
                          });
 
-TEST(RaceCorpus, HasAtLeastTwelvePairs) { EXPECT_GE(corpus().size(), 24u); }
+TEST(RaceCorpus, HasAtLeastThirtyPairs) { EXPECT_GE(corpus().size(), 60u); }
 
 TEST(RaceCorpus, FindingNamesEveryScheduleThatSawItAndBothSides) {
   for (const RaceCase& c : corpus()) {

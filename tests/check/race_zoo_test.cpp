@@ -1,6 +1,7 @@
 // Zoo kernels (kb/zoo, compiled to PTX for the simulator tests in tests/sim) are free of races
 // under the default racecheck schedules: no false alarm on real GEMMs (plain, mma.sync with
-// ldmatrix, a cp.async multistage pipeline) and a warp-shuffle reduction with atomics.
+// ldmatrix, a cp.async multistage pipeline, wgmma fed by TMA), Hopper flash attention (wgmma
+// and TMA) and a warp-shuffle reduction with atomics.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -137,9 +138,10 @@ std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols, uin
   return bytes;
 }
 
+// Six K tiles through three stages: each stage is refilled once its wgmma groups retired.
 TEST(RaceZoo, GemmWgmmaTmaIsClean) {
   ZooRun z;
-  const uint32_t m = 128, n = 256, k = 192;
+  const uint32_t m = 128, n = 256, k = 384;
   uint64_t a = z.buffer(m * k * 2, 0x3c), b = z.buffer(n * k * 2, 0x3c), c = z.buffer(m * n * 2, 0);
   std::vector<uint8_t> map_a = f16_map(a, m, k, 128), map_b = f16_map(b, n, k, 128);
   if (!z.run("gemm_wgmma_tma", {"gemm_wgmma_tma_kernel"}, {n / 128, m / 128}, {256},
@@ -147,6 +149,28 @@ TEST(RaceZoo, GemmWgmmaTmaIsClean) {
     GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   }
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+// Flash attention with wgmma (S = Q K^T, then O = P V with P from registers) fed by TMA loads:
+// three K/V blocks through two stages, each released to the loader after the wgmma groups that
+// read it retire.
+TEST(RaceZoo, AttentionHopperWgmmaIsClean) {
+  ZooRun z;
+  const uint32_t seq = 384, d = 64;
+  uint64_t q = z.buffer(seq * d * 2, 0x3c), k = z.buffer(seq * d * 2, 0x3c),
+           v = z.buffer(seq * d * 2, 0x3c), o = z.buffer(seq * d * 2, 0);
+  std::vector<uint8_t> map_q = f16_map(q, seq, d, 128), map_k = f16_map(k, seq, d, 128),
+                       map_v = f16_map(v, seq, d, 128);
+  float scale_log2 = 1.4426950408889634f / 8.0f;
+  uint32_t scale_bits = 0;
+  std::memcpy(&scale_bits, &scale_log2, 4);
+  if (!z.run("attention_hopper_wgmma", {"attention_kernel", "ILb0ELi64E"}, {seq / 128, 1, 1}, {256},
+             {o, 1, seq, 0, scale_bits}, 1024 + 5 * 16384 + 64,
+             {map_q.data(), map_k.data(), map_v.data()})) {
+    GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  }
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+  EXPECT_EQ(z.detector.launches(), 3u);
 }
 
 TEST(RaceZoo, ReduceWarpShuffleIsClean) {

@@ -48,9 +48,17 @@ void RaceDetector::Impl::check_bytes(Cell* cells, uint32_t bytes, const Access& 
       continue;
     }
     const Access& w = c.write;
-    if (w.epoch.clock != 0 && w.epoch.slot != now.epoch.slot && conflicts(w, now) &&
-        !ordered(w.epoch, knows)) {
-      found(writes ? Hazard::Waw : Hazard::Raw, i, w);
+    if (w.epoch.clock != 0 && w.epoch.slot != now.epoch.slot && conflicts(w, now)) {
+      if (!ordered(w.epoch, knows)) {
+        found(writes ? Hazard::Waw : Hazard::Raw, i, w);
+      } else if (!writes && (now.flags & race::kProxy) && !(w.flags & race::kAsync) &&
+                 !proxy_fenced(w, knows) && !reported) {
+        // Ordered, but the async proxy may still see the bytes from before the write.
+        reported = true;
+        race::RawRace r{Hazard::Raw, is_shared, address + i, bytes, w, now};
+        r.cause = "missing_proxy_fence";
+        report(r);
+      }
     }
     if (writes) {
       for (Access& r : c.reads) {
@@ -76,6 +84,37 @@ void RaceDetector::Impl::check_bytes(Cell* cells, uint32_t bytes, const Access& 
       slot = &c.reads[1];
     }
     *slot = now;
+  }
+}
+
+// A generic write the async proxy reads is visible to it when the writer ran a proxy fence
+// after the write that the reader's issuing thread knows of (a barrier or mbarrier after the
+// fence). Writes from earlier clusters are taken as fenced (kernel boundaries and cluster
+// barriers are where such writes meet TMA loads).
+bool RaceDetector::Impl::proxy_fenced(const Access& write, const race::Clock& knows) const {
+  uint32_t local = write.epoch.slot - base;
+  if (local >= threads) return true;
+  const std::vector<uint32_t>& fences = thread_state[local].proxy_fences;
+  auto it = std::lower_bound(fences.begin(), fences.end(), write.epoch.clock);
+  return it != fences.end() && knows.get(local) >= *it;
+}
+
+// wgmma.mma_async's operand pieces: read by the warp's wgmma slot, with what lane 0 knows (the
+// whole warp issues it converged).
+void RaceDetector::Impl::wgmma_access(const sim::AccessEvent& e) {
+  uint32_t index = thread_index(e.cta, e.warp, 0), warp = e.cta * cta_warps + e.warp;
+  if (index >= threads || warp >= warp_state.size()) return;
+  const race::Clock& knows = thread_state[index].clock;
+  Access now;
+  now.pc = e.pc;
+  now.flags = race::kAsync | race::kProxy | race::kWgmma;
+  now.epoch = {base + wgmma_slot(e.cta, e.warp), warp_state[warp].clock};
+  for (uint32_t m = e.mask; m != 0; m &= m - 1) {
+    uint32_t piece = static_cast<uint32_t>(__builtin_ctz(m));
+    Cell* cells = shared.cells(e.owner[piece], e.address[piece], e.bytes);
+    if (cells != nullptr) {
+      check_bytes(cells, e.bytes, now, knows, AccessKind::Read, true, e.address[piece]);
+    }
   }
 }
 
@@ -108,10 +147,15 @@ void RaceDetector::Impl::strong_access(const sim::AccessEvent& e, uint32_t lane,
 }
 
 void RaceDetector::Impl::access(const sim::AccessEvent& e) {
+  if (e.wgmma) {
+    wgmma_access(e);
+    return;
+  }
   bool is_shared = e.space == sim::ObservedSpace::Shared;
   bool strong = e.kind == AccessKind::Atomic || e.ordering != Ordering::Weak;
   uint8_t flags = static_cast<uint8_t>((strong ? race::kStrong : 0) | (e.async ? race::kAsync : 0) |
-                                       (e.kind == AccessKind::Atomic ? race::kAtomic : 0));
+                                       (e.kind == AccessKind::Atomic ? race::kAtomic : 0) |
+                                       (e.async && e.proxy ? race::kProxy : 0));
   for (uint32_t m = e.mask; m != 0; m &= m - 1) {
     uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
     uint32_t index = thread_index(e.cta, e.warp, lane);

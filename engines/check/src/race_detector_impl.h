@@ -19,11 +19,23 @@ namespace race {
 
 struct ThreadState {
   Clock clock;
-  std::vector<uint64_t> pending;  // sync locations read relaxed since the last fence
-  std::deque<uint32_t> groups;    // cp.async groups committed: the async clock of each
-  uint32_t async_clock = 1;       // the epoch of this thread's async proxy copies in flight
-  bool fenced = false;            // ran a fence: its relaxed writes release
-  bool strong = false;            // used relaxed (volatile/atomic) accesses
+  std::vector<uint64_t> pending;     // sync locations read relaxed since the last fence
+  std::deque<uint32_t> groups;       // cp.async groups committed: the async clock of each
+  std::deque<uint32_t> bulk_groups;  // cp.async.bulk groups (TMA stores) committed, the same
+  // The thread's own clock at each fence.proxy.async, ascending: a generic write at clock c
+  // reaches the async proxy through the first fence at or after c.
+  std::vector<uint32_t> proxy_fences;
+  uint32_t async_clock = 1;  // the epoch of this thread's async proxy copies in flight
+  bool fenced = false;       // ran a fence: its relaxed writes release
+  bool strong = false;       // used relaxed (volatile/atomic) accesses
+};
+
+// A warp's wgmma.mma_async operand reads run in the warp's own async slot: the ones since the
+// last commit at `clock`, then one epoch per committed group until a wait_group retires it.
+struct WarpState {
+  std::deque<uint32_t> groups;
+  uint32_t clock = 1;
+  uint32_t retired = 0;  // the last epoch a wait_group retired
 };
 
 struct BarrierState {
@@ -48,6 +60,7 @@ struct RawRace {
   uint32_t bytes = 0;
   Access before;
   Access after;
+  const char* cause = nullptr;  // set when the shadow check already knows it
 };
 
 // What makes two races one finding: both instructions, the hazard and the cause (and the
@@ -80,8 +93,11 @@ struct RaceDetector::Impl {
   sim::LaunchInfo info;
   uint32_t cta_threads = 0;  // per CTA
   uint32_t cluster_size = 1;
-  uint32_t threads = 0;  // per cluster
-  uint32_t slots = 0;    // per cluster: threads, then one async slot per thread
+  uint32_t threads = 0;    // per cluster
+  uint32_t cta_warps = 0;  // per CTA
+  // Per cluster: threads, then one async slot per thread (cp.async, TMA), then one wgmma slot
+  // per warp.
+  uint32_t slots = 0;
   std::vector<std::vector<sim::Dim3>> clusters;  // CTA ids by cluster sequence number
   std::vector<bool> unfenced_cluster;            // a thread used relaxed accesses, no fence
   std::unordered_map<uint64_t, race::LocationClock> locations;
@@ -91,6 +107,7 @@ struct RaceDetector::Impl {
   uint32_t cluster = 0;  // sequence number
   uint32_t base = 0;     // cluster * slots
   std::vector<race::ThreadState> thread_state;
+  std::vector<race::WarpState> warp_state;   // rank * cta_warps + warp
   std::vector<race::BarrierState> barriers;  // rank * 17 + id (16: barrier.cluster, rank 0)
   std::unordered_map<uint64_t, race::MbarrierState> mbarriers;  // owner << 32 | offset
   race::SharedShadow shared;
@@ -103,12 +120,25 @@ struct RaceDetector::Impl {
   uint32_t thread_index(uint32_t cta, uint32_t warp, uint32_t lane) const {
     return cta * cta_threads + warp * 32 + lane;
   }
+  uint32_t wgmma_slot(uint32_t cta, uint32_t warp) const {
+    return 2 * threads + cta * cta_warps + warp;
+  }
+  // The thread a slot of the running cluster's numbering stands for (a wgmma slot: its warp's
+  // lane 0).
+  uint32_t slot_thread(uint32_t local) const {
+    if (local < threads) return local;
+    if (local < 2 * threads) return local - threads;
+    uint32_t warp = local - 2 * threads;
+    return (warp / cta_warps) * cta_threads + (warp % cta_warps) * 32;
+  }
 
   // race_access.cpp
   void access(const sim::AccessEvent& e);
   void check_bytes(race::Cell* cells, uint32_t bytes, const race::Access& now,
                    const race::Clock& knows, sim::AccessKind kind, bool shared, uint64_t address);
   void strong_access(const sim::AccessEvent& e, uint32_t lane, uint32_t index);
+  void wgmma_access(const sim::AccessEvent& e);
+  bool proxy_fenced(const race::Access& write, const race::Clock& knows) const;
   // race_sync.cpp
   void sync(const sim::SyncEvent& e);
   void start_cluster(const std::vector<sim::Dim3>& ctas);

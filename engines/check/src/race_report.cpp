@@ -33,7 +33,26 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-std::string fix_for(const std::string& cause, bool shared, Hazard h) {
+// `before`: the flags of the earlier access.
+std::string fix_for(const std::string& cause, bool shared, Hazard h, uint32_t before) {
+  if (cause == "missing_proxy_fence") {
+    return "the async proxy (TMA, wgmma) does not see generic writes without a proxy fence: "
+           "every thread that wrote the bytes runs fence.proxy.async.shared::cta "
+           "(fence.proxy.async.global for global memory; cutlass::arch::fence_view_async_shared()) "
+           "after its writes, then the barrier (or mbarrier) that orders it before the thread "
+           "issuing the TMA copy or wgmma";
+  }
+  if (cause == "async_proxy" && (before & race::kWgmma) && h == Hazard::War) {
+    return "wgmma.mma_async reads its shared-memory operands until the wgmma.wait_group that "
+           "retires its group: wait for that group before overwriting the stage or releasing it "
+           "(the empty-barrier arrive or barrier that frees the stage goes after the wait)";
+  }
+  if (cause == "async_proxy" && (before & race::kProxy) && h == Hazard::War && shared) {
+    return "a TMA store (cp.async.bulk shared -> global) reads its shared source until "
+           "cp.async.bulk.wait_group.read retires it: the issuing thread waits, then a barrier, "
+           "before anyone overwrites the source (and mbarrier-released stages are refilled only "
+           "after the consumers' reads finished)";
+  }
   if (cause == "async_proxy") {
     return h == Hazard::War
                ? "finish every read of the buffer (a barrier after the last read) before "
@@ -68,7 +87,7 @@ RaceAccess RaceDetector::Impl::describe(const Access& a) const {
   RaceAccess out;
   uint32_t owner = a.epoch.slot / slots, local = a.epoch.slot % slots;
   out.async = local >= threads;
-  uint32_t index = out.async ? local - threads : local;
+  uint32_t index = slot_thread(local);
   uint32_t rank = index / cta_threads, linear = index % cta_threads;
   if (owner < clusters.size() && rank < clusters[owner].size()) out.block = clusters[owner][rank];
   const sim::Dim3& b = info.block;
@@ -81,10 +100,9 @@ RaceAccess RaceDetector::Impl::describe(const Access& a) const {
 }
 
 void RaceDetector::Impl::report(const RawRace& r) {
-  uint32_t before_owner = r.before.epoch.slot / slots, local = r.before.epoch.slot % slots;
-  uint32_t before_index = local >= threads ? local - threads : local;
-  uint32_t after_local = r.after.epoch.slot % slots;
-  uint32_t after_index = after_local >= threads ? after_local - threads : after_local;
+  uint32_t before_owner = r.before.epoch.slot / slots;
+  uint32_t before_index = slot_thread(r.before.epoch.slot % slots);
+  uint32_t after_index = slot_thread(r.after.epoch.slot % slots);
   bool async = (r.before.flags | r.after.flags) & race::kAsync;
   bool other_cluster = before_owner != cluster;
   bool other_cta = other_cluster || before_index / cta_threads != after_index / cta_threads;
@@ -102,7 +120,8 @@ void RaceDetector::Impl::report(const RawRace& r) {
       unfenced = unfenced || (before_thread.strong && !before_thread.fenced);
     }
   }
-  const char* cause = async                                   ? "async_proxy"
+  const char* cause = r.cause != nullptr                      ? r.cause
+                      : async                                 ? "async_proxy"
                       : unfenced                              ? "missing_fence"
                       : other_cta                             ? "cross_cta"
                       : before_index / 32 == after_index / 32 ? "warp_race"
@@ -155,7 +174,7 @@ void RaceDetector::Impl::report(const RawRace& r) {
               ") thread (" + std::to_string(f.second.thread.x) + "," +
               std::to_string(f.second.thread.y) + "," + std::to_string(f.second.thread.z) +
               ") at PTX line " + std::to_string(f.second.ptx_line) + " (" + cause + ")";
-  f.fix = fix_for(cause, r.shared, r.hazard);
+  f.fix = fix_for(cause, r.shared, r.hazard, r.before.flags);
   launch_findings.push_back(findings.size());
   findings.push_back(std::move(f));
   keys.push_back(key);
@@ -268,7 +287,8 @@ void RaceDetector::launch_begin(const sim::LaunchInfo& info) {
   d.cta_threads = info.threads_per_cta;
   d.cluster_size = info.cluster.x * info.cluster.y * info.cluster.z;
   d.threads = d.cta_threads * d.cluster_size;
-  d.slots = 2 * d.threads;
+  d.cta_warps = (d.cta_threads + 31) / 32;
+  d.slots = 2 * d.threads + d.cta_warps * d.cluster_size;
   d.clusters.clear();
   d.unfenced_cluster.clear();
   d.locations.clear();

@@ -1,8 +1,9 @@
 // RaceDetector's happens-before edges: barriers (arrivals join the barrier's clock, its release
 // hands it to the waiters), warp syncs, fences (acquire what relaxed reads saw; later relaxed
 // writes release), cp.async groups (a wait acquires the async slot's epochs of the groups it
-// completed), and mbarriers (arrivals and transaction bytes join the phase's clock; a wait that
-// saw the phase complete acquires it).
+// completed; bulk groups and wgmma groups the same), proxy fences (remembered per thread for the
+// async proxy's reads), and mbarriers (arrivals and transaction bytes join the phase's clock; a
+// wait that saw the phase complete acquires it).
 #include <algorithm>
 
 #include "race_detector_impl.h"
@@ -29,9 +30,12 @@ void RaceDetector::Impl::start_cluster(const std::vector<sim::Dim3>& ctas) {
     t.clock.local[i] = 1;
     t.pending.clear();
     t.groups.clear();
+    t.bulk_groups.clear();
+    t.proxy_fences.clear();
     t.async_clock = 1;
     t.fenced = t.strong = false;
   }
+  warp_state.assign(static_cast<size_t>(cluster_size) * cta_warps, {});
   barriers.assign(static_cast<size_t>(cluster_size) * 17, {});
   for (race::BarrierState& b : barriers) b.clock.local.assign(threads, 0);
   mbarriers.clear();
@@ -100,6 +104,50 @@ void RaceDetector::Impl::sync(const SyncEvent& e) {
         ++t.clock.local[index];
       });
       break;
+    case SyncKind::ProxyFence:
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        std::vector<uint32_t>& fences = t.proxy_fences;
+        // Bounded: forgetting old fences can only report a write that far back unfenced.
+        if (fences.size() >= 65536) fences.erase(fences.begin(), fences.begin() + 32768);
+        fences.push_back(t.clock.local[index]);
+        ++t.clock.local[index];
+      });
+      break;
+    case SyncKind::WgmmaCommit: {
+      uint32_t warp = e.cta * cta_warps + e.warp;
+      if (warp < warp_state.size()) {
+        race::WarpState& w = warp_state[warp];
+        w.groups.push_back(w.clock++);
+      }
+      break;
+    }
+    case SyncKind::WgmmaWait: {
+      uint32_t warp = e.cta * cta_warps + e.warp;
+      if (warp >= warp_state.size()) break;
+      race::WarpState& w = warp_state[warp];
+      while (w.groups.size() > e.id) {
+        w.retired = std::max(w.retired, w.groups.front());
+        w.groups.pop_front();
+      }
+      uint32_t slot = wgmma_slot(e.cta, e.warp);
+      each_lane([&](uint32_t, race::ThreadState& t) {
+        uint32_t& known = t.clock.at(slot);
+        known = std::max(known, w.retired);
+      });
+      break;
+    }
+    case SyncKind::BulkCommit:
+      each_lane([&](uint32_t, race::ThreadState& t) { t.bulk_groups.push_back(t.async_clock++); });
+      break;
+    case SyncKind::BulkWait:
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        uint32_t& known = t.clock.at(threads + index);
+        while (t.bulk_groups.size() > e.id) {
+          known = std::max(known, t.bulk_groups.front());
+          t.bulk_groups.pop_front();
+        }
+      });
+      break;
     case SyncKind::AsyncCommit:
       each_lane([&](uint32_t, race::ThreadState& t) { t.groups.push_back(t.async_clock++); });
       break;
@@ -141,6 +189,8 @@ void RaceDetector::Impl::sync(const SyncEvent& e) {
       each_lane([&](uint32_t, race::ThreadState& t) { t.clock.join(mb.completed[e.phase % 4]); });
       break;
     }
+    default:  // synccheck's protocol events order nothing
+      break;
   }
 }
 

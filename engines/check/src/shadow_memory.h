@@ -16,8 +16,10 @@ namespace kiln::check::race {
 enum : uint8_t {
   kStrong = 1,  // atomic, or ld/st .relaxed/.volatile/.acquire/.release: never a data race
                 // against another strong access
-  kAsync = 2,   // done by the async proxy (cp.async, TMA)
+  kAsync = 2,   // done asynchronously for the thread (cp.async, TMA, wgmma)
   kAtomic = 4,
+  kProxy = 8,   // by the async proxy (TMA, wgmma): generic writes reach it through a proxy fence
+  kWgmma = 16,  // wgmma.mma_async's operand reads
 };
 
 struct Access {

@@ -116,6 +116,7 @@ void cp_async_mbarrier_arrive(Exec& x, const Inst& in, uint32_t mask) {
       e.owner = owner->rank;
       e.id = off;
       e.phase = m->phase;
+      e.count = noinc ? 1 : 0;  // without .noinc the arrival is net zero
       x.observer->sync(e);
     }
   });
@@ -162,8 +163,10 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
     if (op == Init) {
       uint32_t count = static_cast<uint32_t>(x.reg(o[1])[l]);
       owner->mbarriers[off] = Mbarrier{count, count, 0, 0};
-      if (x.observer != nullptr) [[unlikely]]
+      if (x.observer != nullptr) [[unlikely]] {
+        e.count = count;
         x.observer->sync(e);
+      }
       return;
     }
     Mbarrier* m = find_mbarrier(x, *owner, in, off, l);
@@ -185,6 +188,15 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
         }
         if (o[0] != UINT32_MAX) x.reg(o[0])[l] = m->phase;
         if (op == ArriveDrop && m->expected > 0) --m->expected;
+        if (x.observer != nullptr) [[unlikely]] {
+          e.count = count;
+          e.drop = op == ArriveDrop;
+          if (op == ArriveExpectTx && o[2] != UINT32_MAX) {
+            e.tx_bytes = static_cast<uint32_t>(x.reg(o[2])[l]);
+          }
+          e.pending = m->pending;
+          e.tx = m->tx;
+        }
         mbarrier_arrive(*m, count);
         if (x.observer != nullptr) [[unlikely]] {
           e.phase = m->phase;
@@ -194,20 +206,40 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
       }
       case ExpectTx:
         m->tx += static_cast<int64_t>(static_cast<uint32_t>(x.reg(o[1])[l]));
+        if (x.observer != nullptr) [[unlikely]] {
+          e.kind = SyncKind::MbarrierExpectTx;
+          e.count = static_cast<uint32_t>(x.reg(o[1])[l]);
+          e.phase = m->phase;
+          x.observer->sync(e);
+        }
         break;
       case CompleteTx:
         mbarrier_complete_tx(*m, static_cast<int64_t>(static_cast<uint32_t>(x.reg(o[1])[l])));
         if (x.observer != nullptr) [[unlikely]] {
+          e.count = static_cast<uint32_t>(x.reg(o[1])[l]);
           e.phase = m->phase;
           x.observer->sync(e);
         }
         break;
       case Inval:
+        if (x.observer != nullptr) [[unlikely]] {
+          e.kind = SyncKind::MbarrierInval;
+          e.phase = m->phase;
+          e.pending = m->pending;
+          e.tx = m->tx;
+          x.observer->sync(e);
+        }
         x.cta->mbarriers.erase(off);
         break;
       default: {
         uint64_t token = x.reg(o[2])[l];
         bool complete = (in.flags & 1) ? (m->phase & 1) != (token & 1) : m->phase > token;
+        if (x.observer != nullptr) [[unlikely]] {
+          e.count = static_cast<uint32_t>(token);
+          e.parity = in.flags & 1;
+          e.pending = m->pending;
+          e.tx = m->tx;
+        }
         if (complete) {
           done |= 1u << l;
           if (x.observer != nullptr) [[unlikely]] {
@@ -217,6 +249,11 @@ void mbarrier(Exec& x, const Inst& in, uint32_t mask) {
           }
         } else {
           any_waiting = true;
+          if (x.observer != nullptr) [[unlikely]] {
+            e.kind = SyncKind::MbarrierWaitPending;
+            e.phase = m->phase;  // the phase in progress
+            x.observer->sync(e);
+          }
         }
       }
     }
@@ -240,6 +277,12 @@ bool push_address(Decoder& d, const ptx::Operand& op, Inst& out) {
 Mbarrier* find_mbarrier(Exec& x, Cta& cta, const Inst& in, uint32_t offset, uint32_t lane) {
   auto it = cta.mbarriers.find(offset);
   if (it == cta.mbarriers.end()) {
+    if (x.observer != nullptr) [[unlikely]] {
+      SyncEvent e = sync_event(x, SyncKind::MbarrierUninitialized, in, 1u << lane);
+      e.owner = cta.rank;
+      e.id = offset;
+      x.observer->sync(e);
+    }
     x.fault(in, lane, "invalid_launch", offset,
             "mbarrier at shared offset " + std::to_string(offset) +
                 " is used before mbarrier.init; initialize it (and fence.mbarrier_init / "

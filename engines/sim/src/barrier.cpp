@@ -12,6 +12,8 @@ bool try_release_barrier(Cta& cta, uint32_t id) {
     e.kind = SyncKind::BarrierRelease;
     e.cta = cta.rank;
     e.id = id;
+    e.count = b.arrived;
+    e.expected = b.expected;
     cta.observer->sync(e);
   }
   for (uint32_t w : b.waiting) {
@@ -54,6 +56,7 @@ bool try_release_cluster_barrier(Exec& x) {
     SyncEvent e;
     e.kind = SyncKind::BarrierRelease;
     e.id = 16;
+    e.count = b.arrived;
     x.observer->sync(e);
   }
   for (const auto& [rank, warp] : b.waiting) {

@@ -3,6 +3,8 @@
 // 32/64/128-byte swizzles and out-of-bounds fill, completing transaction bytes on an mbarrier.
 // The copy happens when the instruction runs; consumers still have to wait on the mbarrier
 // (or bulk group) for a correct kernel, and the phase only completes once the bytes are counted.
+// An observer hears both sides of every copy as the async proxy's, and the bulk groups' commits
+// and waits.
 #include <bit>
 #include <cstring>
 
@@ -47,8 +49,50 @@ void arrive_tx(Exec& x, const Inst& in, uint64_t mbar_address, uint32_t lane, in
 // at `to` (shared addresses are offsets into `shared_owner`'s memory).
 void observe_bulk(Exec& x, const Inst& in, uint32_t lane, Space to_space, uint64_t to,
                   Space from_space, uint64_t from, uint32_t bytes) {
-  observe_range(x, from_space, AccessKind::Read, in, lane, from, bytes, true);
-  observe_range(x, to_space, AccessKind::Write, in, lane, to, bytes, true);
+  observe_range(x, from_space, AccessKind::Read, in, lane, from, bytes, true, true);
+  observe_range(x, to_space, AccessKind::Write, in, lane, to, bytes, true, true);
+}
+
+// The global side of a tensor copy for the observer, gathered into contiguous runs (a box row
+// inside the tensor is one run): `add` extends the run or reports it and starts another.
+struct GlobalRuns {
+  Exec& x;
+  const Inst& in;
+  uint32_t lane;
+  AccessKind kind;
+  uint64_t start = 0, bytes = 0;
+
+  void add(uint64_t address, uint32_t n) {
+    if (bytes != 0 && address == start + bytes && bytes + n <= UINT32_MAX) {
+      bytes += n;
+      return;
+    }
+    flush();
+    start = address;
+    bytes = n;
+  }
+  void flush() {
+    if (bytes != 0) {
+      observe_range(x, Space::Global, kind, in, lane, start, static_cast<uint32_t>(bytes), true,
+                    true);
+    }
+    bytes = 0;
+  }
+};
+
+// cp.async.bulk.commit_group and wait_group[.read] (imm: groups allowed to stay pending) only
+// matter to an observer: bulk copies complete when issued.
+void bulk_commit(Exec& x, const Inst& in, uint32_t mask) {
+  if (x.observer != nullptr && mask != 0) [[unlikely]] {
+    x.observer->sync(sync_event(x, SyncKind::BulkCommit, in, mask));
+  }
+}
+void bulk_wait(Exec& x, const Inst& in, uint32_t mask) {
+  if (x.observer != nullptr && mask != 0) [[unlikely]] {
+    SyncEvent e = sync_event(x, SyncKind::BulkWait, in, mask);
+    e.id = static_cast<uint32_t>(in.imm);
+    x.observer->sync(e);
+  }
 }
 
 enum : uint8_t { kMulticast = 1 };
@@ -163,6 +207,8 @@ void bulk_tensor(Exec& x, const Inst& in, uint32_t mask) {
       }
     }
     bool nan_fill = map->oob_fill == 1;
+    GlobalRuns runs{x, in, l, kind == TensorLoad ? AccessKind::Read : AccessKind::Write};
+    bool observed = x.observer != nullptr;
     for (uint64_t e = 0; e < elements; ++e) {
       uint64_t rest = e;
       int64_t pos[5] = {};
@@ -177,6 +223,8 @@ void bulk_tensor(Exec& x, const Inst& in, uint32_t mask) {
       }
       uint32_t s = swizzle(base + static_cast<uint32_t>(e * eb), map->swizzle);
       uint8_t* shared = owner->shared.data() + s;
+      if (observed && inside) [[unlikely]]
+        runs.add(map->global_address + global_offset, eb);
       if (kind == TensorLoad) {
         uint8_t element[16] = {};
         if (inside) {
@@ -197,14 +245,15 @@ void bulk_tensor(Exec& x, const Inst& in, uint32_t mask) {
     }
     x.counters.bytes[static_cast<size_t>(Space::Global)] += box_bytes;
     x.counters.bytes[static_cast<size_t>(Space::Shared)] += box_bytes;
-    if (x.observer != nullptr) [[unlikely]] {
-      // The box's bytes in shared memory (a swizzle permutes them within the box); the
-      // global side of tensor copies is not observed.
+    if (observed) [[unlikely]] {
+      // The global side (elements inside the tensor), then the box's bytes in shared memory
+      // (a swizzle permutes them within the box).
+      runs.flush();
       for (uint32_t d = 0; d < n_destinations; ++d) {
         uint64_t at =
             (static_cast<uint64_t>(destinations[d]->rank + 1) << kClusterRankShift) | base;
         observe_range(x, Space::Shared, kind == TensorLoad ? AccessKind::Write : AccessKind::Read,
-                      in, l, at, static_cast<uint32_t>(box_bytes), true);
+                      in, l, at, static_cast<uint32_t>(box_bytes), true, true);
       }
     }
     if (kind == TensorLoad) {
@@ -228,9 +277,18 @@ uint32_t address_slot(Decoder& d, const ptx::Operand& op) {
 
 bool decode_bulk(Decoder& d, const ptx::Instruction& in, Inst& out) {
   size_t n = in.operands.size();
-  if (in.has_modifier("commit_group") || in.has_modifier("wait_group") ||
-      in.has_modifier("prefetch")) {
-    out.fn = &no_op;  // bulk copies complete when issued
+  if (in.has_modifier("prefetch")) {
+    out.fn = &no_op;
+    return true;
+  }
+  if (in.has_modifier("commit_group")) {
+    out.fn = &bulk_commit;
+    return true;
+  }
+  if (in.has_modifier("wait_group")) {
+    if (n != 1 || in.operands[0].kind != OperandKind::Immediate) return false;
+    out.imm = in.operands[0].number.as_int();
+    out.fn = &bulk_wait;
     return true;
   }
   bool multicast = in.has_modifier("multicast::cluster");

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "barrier.h"
+#include "observe.h"
 #include "special_registers.h"
 
 namespace kiln::sim {
@@ -12,6 +13,72 @@ namespace kiln::sim {
 namespace {
 
 constexpr uint64_t kSlice = 1u << 14;  // warp-instructions before the next warp gets a turn
+
+uint64_t bytes_moved(const Counters& c) {
+  uint64_t sum = 0;
+  for (uint64_t b : c.bytes) sum += b;
+  return sum;
+}
+
+// For an observer (synccheck): where each blocked warp waits, before the deadlock fault.
+void observe_stuck(Exec& x, const std::vector<std::unique_ptr<Cta>>& ctas,
+                   const std::vector<std::pair<Cta*, Warp*>>& spinning) {
+  for (const std::unique_ptr<Cta>& cta : ctas) {
+    for (uint32_t id = 0; id < cta->barriers.size(); ++id) {
+      const NamedBarrier& b = cta->barriers[id];
+      for (uint32_t w : b.waiting) {
+        SyncEvent e;
+        e.kind = SyncKind::Stuck;
+        e.cta = cta->rank;
+        e.warp = w;
+        e.mask = cta->warps[w].live;
+        e.id = id;
+        e.pc = cta->warps[w].pc - 1;
+        e.count = b.arrived;
+        e.expected = b.expected != 0 ? b.expected : cta->live_threads;
+        x.observer->sync(e);
+      }
+    }
+  }
+  for (const auto& [rank, w] : x.cluster_barrier->waiting) {
+    SyncEvent e;
+    e.kind = SyncKind::Stuck;
+    e.cta = rank;
+    e.warp = w;
+    e.id = 16;
+    e.pc = x.cluster_ctas[rank]->warps[w].pc - 1;
+    e.count = x.cluster_barrier->arrived;
+    x.observer->sync(e);
+  }
+  for (const auto& [cta, w] : spinning) {
+    SyncEvent e;
+    e.kind = SyncKind::Stuck;
+    e.cta = cta->rank;
+    e.warp = w->index;
+    e.mask = w->live;
+    e.on_mbarrier = true;
+    e.pc = w->pc;
+    x.observer->sync(e);
+  }
+}
+
+// The cluster finished: mbarriers still initialized, with their state (synccheck looks for
+// transaction bytes that never arrived and phases left half done).
+void observe_left_mbarriers(Exec& x, const std::vector<std::unique_ptr<Cta>>& ctas) {
+  for (const std::unique_ptr<Cta>& cta : ctas) {
+    for (const auto& [offset, m] : cta->mbarriers) {
+      SyncEvent e;
+      e.kind = SyncKind::MbarrierLeft;
+      e.cta = e.owner = cta->rank;
+      e.id = offset;
+      e.phase = m.phase;
+      e.expected = m.expected;
+      e.pending = m.pending;
+      e.tx = m.tx;
+      x.observer->sync(e);
+    }
+  }
+}
 
 }  // namespace
 
@@ -133,6 +200,10 @@ void CtaRunner::run_warp(Warp& w) {
       x.event = kEventNone;
       if (event & kEventFault) break;
       if (event & kEventExit) {
+        if (x.observer != nullptr && (mask & ~w.live) != 0) [[unlikely]] {
+          SyncEvent e = sync_event(x, SyncKind::ThreadExit, in, mask & ~w.live);
+          x.observer->sync(e);
+        }
         release_completed_barriers(*x.cta);
         try_release_cluster_barrier(x);
       }
@@ -175,8 +246,13 @@ void CtaRunner::rotate_siblings(Warp& w) {
 
 bool CtaRunner::run(Dim3 first) {
   set_up(first);
+  // With an observer, a round in which every running warp only spun (it yielded at the pc it
+  // started from, moving no memory: a failed mbarrier wait in a loop) is a deadlock too: no
+  // later round can differ. Without one, such a kernel runs into its budget, as it always did.
+  std::vector<std::pair<Cta*, Warp*>> spinning;
   for (;;) {
-    bool any_live = false, progressed = false;
+    bool any_live = false, progressed = false, all_spin = x_.observer != nullptr;
+    spinning.clear();
     next_round();
     for (const auto& [cta, warp] : order_) {
       Warp& w = *warp;
@@ -184,20 +260,41 @@ bool CtaRunner::run(Dim3 first) {
       x_.cta = cta;
       any_live = true;
       if (w.state != WarpState::Ready) continue;
+      const uint32_t pc = w.pc;
+      const uint64_t bytes = all_spin ? bytes_moved(x_.counters) : 0;
+      const uint64_t done = x_.counters.warp_instructions;
       run_warp(w);
       progressed = true;
-      if (!x_.faults.empty()) return false;
+      if (!x_.faults.empty()) {
+        if (x_.observer != nullptr && x_.faults.front().kind == "barrier_divergence") {
+          SyncEvent e = sync_event(x_, SyncKind::PartialWarp, x_.program->code[w.pc - 1],
+                                   w.stack.empty() ? 0 : w.stack.back().mask);
+          x_.observer->sync(e);
+        }
+        return false;
+      }
       if (over_limits(w)) return false;
+      if (all_spin) {
+        all_spin = w.state == WarpState::Ready && w.pc == pc &&
+                   x_.counters.warp_instructions - done < slice_ &&
+                   bytes_moved(x_.counters) == bytes;
+        spinning.emplace_back(cta, &w);
+      }
     }
-    if (!any_live) return true;
-    if (!progressed) {
-      report_deadlock();
+    if (!any_live) {
+      if (x_.observer != nullptr) observe_left_mbarriers(x_, ctas_);
+      return true;
+    }
+    if (!progressed || (all_spin && !spinning.empty())) {
+      if (x_.observer != nullptr)
+        observe_stuck(x_, ctas_, progressed ? spinning : decltype(spinning){});
+      report_deadlock(progressed);
       return false;
     }
   }
 }
 
-void CtaRunner::report_deadlock() {
+void CtaRunner::report_deadlock(bool spinning) {
   std::string waiting;
   Warp* first = nullptr;
   for (const std::unique_ptr<Cta>& cta : ctas_) {
@@ -214,12 +311,27 @@ void CtaRunner::report_deadlock() {
   }
   std::string cluster = describe_cluster_waiting(x_);
   if (!cluster.empty()) waiting += (waiting.empty() ? "" : "; ") + cluster;
+  if (spinning) {
+    // Every warp still running spins on an mbarrier wait that nothing left can complete.
+    for (const auto& [cta, w] : order_) {
+      if (w->state != WarpState::Ready) continue;
+      if (first == nullptr) {
+        first = w;
+        x_.cta = cta;
+      }
+      if (!waiting.empty()) waiting += "; ";
+      waiting += (ctas_.size() > 1 ? "CTA rank " + std::to_string(cta->rank) + " " : "") + "warp " +
+                 std::to_string(w->index) +
+                 " spins on an mbarrier wait (test_wait/try_wait) that no warp can complete";
+    }
+  }
   x_.warp = first;
   const Inst& here = x_.program->code[first->pc - 1];
   x_.fault(here, static_cast<uint32_t>(std::countr_zero(first->live | 0x80000000u)), "deadlock", 0,
            "every live warp waits and none can proceed: " + waiting +
                "; check that all threads reach each barrier (an early return before "
-               "__syncthreads leaves the count short) and that named-barrier counts match");
+               "__syncthreads leaves the count short), that named-barrier counts match, and "
+               "that every mbarrier phase waited on gets its arrivals and transaction bytes");
 }
 
 }  // namespace kiln::sim

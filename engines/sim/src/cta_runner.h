@@ -36,7 +36,8 @@ class CtaRunner {
  private:
   void set_up(Dim3 first);
   void run_warp(Warp& warp);
-  void report_deadlock();
+  // spinning: the running warps spin on mbarrier waits nothing can complete.
+  void report_deadlock(bool spinning = false);
   bool over_limits(Warp& warp);
   void rotate_siblings(Warp& warp);
   // The warps of the cluster in the order of the next round, and its slice length.

@@ -86,11 +86,12 @@ void store(Exec& x, const Inst& in, uint32_t mask) {
   }
 }
 
-// mode: the Ordering the fence gives (Weak for proxy fences, which order no generic accesses).
+// mode: the Ordering the fence gives (Weak for proxy fences, which order no generic accesses);
+// flags bit 0: fence.proxy.async, which the observer hears as a ProxyFence.
 void fence(Exec& x, const Inst& in, uint32_t mask) {
   ++x.counters.fences;
   if (x.observer != nullptr && mask != 0) [[unlikely]] {
-    SyncEvent e = sync_event(x, SyncKind::Fence, in, mask);
+    SyncEvent e = sync_event(x, (in.flags & 1) ? SyncKind::ProxyFence : SyncKind::Fence, in, mask);
     e.ordering = static_cast<Ordering>(in.mode);
     x.observer->sync(e);
   }
@@ -154,6 +155,7 @@ bool decode_memory(Decoder& d, const ptx::Instruction& in, Inst& out) {
                                       : in.has_modifier("acquire") ? Ordering::Acquire
                                       : in.has_modifier("release") ? Ordering::Release
                                                                    : Ordering::AcqRel);
+      if (in.has_modifier("proxy") && in.has_modifier("async")) out.flags |= 1;
       out.fn = &fence;
       out.klass = InstClass::Other;
       return true;

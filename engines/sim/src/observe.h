@@ -21,7 +21,7 @@ inline Ordering ordering_of(const Inst& in) {
 // Generic), indexed by lane.
 inline void observe_access(Exec& x, Space space, AccessKind kind, Ordering ordering, const Inst& in,
                            const uint64_t* addresses, uint32_t mask, uint32_t bytes,
-                           bool async = false) {
+                           bool async = false, bool proxy = false) {
   if (mask == 0 || (x.event & kEventFault)) return;
   uint64_t shared[32], global[32];
   uint8_t owner[32];
@@ -53,6 +53,7 @@ inline void observe_access(Exec& x, Space space, AccessKind kind, Ordering order
   e.kind = kind;
   e.ordering = ordering;
   e.async = async;
+  e.proxy = proxy;
   e.cta = x.cta->rank;
   e.warp = x.warp->index;
   e.bytes = bytes;
@@ -73,12 +74,13 @@ inline void observe_access(Exec& x, Space space, AccessKind kind, Ordering order
   }
 }
 
-// One lane's contiguous access (bulk copies, cp.async): `bytes` at `address`.
+// One lane's contiguous access (bulk copies, cp.async): `bytes` at `address`; `proxy` for the
+// async proxy's (TMA).
 inline void observe_range(Exec& x, Space space, AccessKind kind, const Inst& in, uint32_t lane,
-                          uint64_t address, uint32_t bytes, bool async) {
+                          uint64_t address, uint32_t bytes, bool async, bool proxy = false) {
   uint64_t addresses[32];
   addresses[lane] = address;
-  observe_access(x, space, kind, Ordering::Weak, in, addresses, 1u << lane, bytes, async);
+  observe_access(x, space, kind, Ordering::Weak, in, addresses, 1u << lane, bytes, async, proxy);
 }
 
 inline SyncEvent sync_event(Exec& x, SyncKind kind, const Inst& in, uint32_t mask) {

@@ -3,7 +3,10 @@
 // with A and B read from shared memory through matrix descriptors (K-major,
 // no swizzle or the 32/64/128-byte swizzles) or A from registers; wgmma.fence, commit_group and
 // wait_group. The product is computed when the instruction issues, each warp of the warpgroup
-// doing its 16 rows of the 64-row tile, so the waits have nothing left to wait for.
+// doing its 16 rows of the 64-row tile, so the waits have nothing left to wait for. An observer
+// hears each warp's operand reads (as async-proxy reads that last until the wait_group retiring
+// their group) and the commits and waits.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "decoder.h"
 #include "lane_ops.h"
 #include "mma_element.h"
+#include "observe.h"
 
 namespace kiln::sim {
 
@@ -69,9 +73,11 @@ uint32_t mn_major_offset(uint64_t desc, uint32_t mn, uint32_t k, uint32_t eb) {
 }
 
 // Reads a `rows` x `k` matrix (K-major, or MN-major with `trans`) through a descriptor; false
-// after a fault.
+// after a fault. With `chunks`, also the offsets of the 16-byte pieces of shared memory it read
+// (every layout keeps 16 bytes together, and each piece starts with an element).
 bool read_matrix(Exec& x, const Inst& in, uint64_t desc, uint32_t first_row, uint32_t rows,
-                 uint32_t k, Elem e, bool trans, double* out) {
+                 uint32_t k, Elem e, bool trans, double* out,
+                 std::vector<uint64_t>* chunks = nullptr) {
   uint32_t eb = elem_bytes(e);
   for (uint32_t r = 0; r < rows; ++r) {
     for (uint32_t kk = 0; kk < k; ++kk) {
@@ -90,12 +96,52 @@ bool read_matrix(Exec& x, const Inst& in, uint64_t desc, uint32_t first_row, uin
                 std::to_string(x.shared_bytes) + " bytes; check the start address and strides");
         return false;
       }
+      if (chunks != nullptr && (off & 15) == 0) chunks->push_back(off);
       uint32_t bits = 0;
       std::memcpy(&bits, x.cta->shared.data() + off, eb);
       out[r * k + kk] = mma_element_value(bits, e);
     }
   }
   return true;
+}
+
+// The warp's operand reads for the observer: the 16-byte pieces at `chunks` (shared offsets),
+// 32 to an event.
+void observe_operands(Exec& x, const Inst& in, std::vector<uint64_t>& chunks) {
+  std::sort(chunks.begin(), chunks.end());
+  chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
+  uint8_t owner[32];
+  std::fill(owner, owner + 32, static_cast<uint8_t>(x.cta->rank));
+  AccessEvent e;
+  e.space = ObservedSpace::Shared;
+  e.kind = AccessKind::Read;
+  e.async = e.proxy = e.wgmma = true;
+  e.cta = x.cta->rank;
+  e.warp = x.warp->index;
+  e.bytes = 16;
+  e.pc = x.pc_of(in);
+  e.owner = owner;
+  for (size_t at = 0; at < chunks.size(); at += 32) {
+    size_t count = std::min<size_t>(32, chunks.size() - at);
+    e.mask = count == 32 ? 0xffffffffu : (1u << count) - 1;
+    e.address = chunks.data() + at;
+    x.observer->access(e);
+  }
+}
+
+// wgmma.commit_group and wait_group (imm: groups allowed to stay pending) only matter to an
+// observer: the products are done at issue.
+void wgmma_commit(Exec& x, const Inst& in, uint32_t mask) {
+  if (x.observer != nullptr && mask != 0) [[unlikely]] {
+    x.observer->sync(sync_event(x, SyncKind::WgmmaCommit, in, mask));
+  }
+}
+void wgmma_wait(Exec& x, const Inst& in, uint32_t mask) {
+  if (x.observer != nullptr && mask != 0) [[unlikely]] {
+    SyncEvent e = sync_event(x, SyncKind::WgmmaWait, in, mask);
+    e.id = static_cast<uint32_t>(in.imm);
+    x.observer->sync(e);
+  }
 }
 
 // ops: d[nd], a (desc, or 4 registers), b desc, scale-d. width = K, target = N, mode = A's
@@ -129,10 +175,22 @@ void wgmma(Exec& x, const Inst& in, uint32_t mask) {
         }
       }
     }
-  } else if (!read_matrix(x, in, x.reg(o[nd])[0], warp_row, 16, k, e, in.flags & kTransA, a)) {
+  }
+  std::vector<uint64_t> chunks;
+  std::vector<uint64_t>* seen = x.observer != nullptr ? &chunks : nullptr;
+  if (!(in.flags & kARegisters) &&
+      !read_matrix(x, in, x.reg(o[nd])[0], warp_row, 16, k, e, in.flags & kTransA, a, seen)) {
     return;
   }
-  if (!read_matrix(x, in, x.reg(o[nd + na])[0], 0, n, k, eb_elem, in.flags & kTransB, b)) return;
+  // B is one operand of the whole warpgroup: observed once, for its first warp (each warp's A
+  // rows are its own), which keeps the detector's work near the copies'.
+  std::vector<uint64_t>* seen_b = x.warp->index % 4 == 0 ? seen : nullptr;
+  if (!read_matrix(x, in, x.reg(o[nd + na])[0], 0, n, k, eb_elem, in.flags & kTransB, b, seen_b)) {
+    return;
+  }
+  if (seen != nullptr && !chunks.empty()) [[unlikely]] {
+    observe_operands(x, in, chunks);
+  }
   bool accumulate = (in.flags & kScalePredicate) ? (x.pred_mask(o[nd + na + 1]) & 1) != 0
                                                  : x.reg(o[nd + na + 1])[0] != 0;
   double sign = ((in.imm & 1) ? -1.0 : 1.0) * ((in.imm & 2) ? -1.0 : 1.0);
@@ -179,9 +237,18 @@ void no_op(Exec&, const Inst&, uint32_t) {}
 
 bool decode_wgmma(Decoder& d, const ptx::Instruction& in, Inst& out) {
   out.klass = InstClass::Tensor;
-  if (in.has_modifier("fence") || in.has_modifier("commit_group") ||
-      in.has_modifier("wait_group")) {
+  if (in.has_modifier("fence")) {
     out.fn = &no_op;
+    return true;
+  }
+  if (in.has_modifier("commit_group")) {
+    out.fn = &wgmma_commit;
+    return true;
+  }
+  if (in.has_modifier("wait_group")) {
+    if (in.operands.size() != 1 || in.operands[0].kind != OperandKind::Immediate) return false;
+    out.imm = in.operands[0].number.as_int();
+    out.fn = &wgmma_wait;
     return true;
   }
   if (!in.has_modifier("mma_async") || in.types.size() != 3) return false;

@@ -2,8 +2,10 @@
 // simulator's MemoryObserver (kiln/sim/memory_observer.h). Per-thread vector clocks with
 // FastTrack epochs over every byte of shared and global memory; edges from bar/barrier (named,
 // with counts, and barrier.cluster), bar.warp.sync, mbarrier arrive -> wait of the completed
-// phase, cp.async groups (the async proxy's writes land at wait_group/wait_all), TMA copies
-// (they land at the mbarrier phase their bytes complete), and release/acquire through atomics
+// phase, cp.async groups (the copies' writes land at wait_group/wait_all), TMA copies (loads
+// land at the mbarrier phase their bytes complete, stores at cp.async.bulk.wait_group), wgmma
+// operand reads (until the wgmma.wait_group retiring their group), fence.proxy.async (a generic
+// write reaches the async proxy's reads only through one), and release/acquire through atomics
 // and strong ld/st, with fences turning relaxed accesses into releases and acquires. The lanes
 // of a warp are separate threads (independent thread scheduling), and CTAs of one launch are
 // concurrent unless ordered through global memory.
@@ -23,7 +25,7 @@ namespace kiln::check {
 struct RaceAccess {
   sim::Dim3 block, thread;
   std::string access;  // "read", "write", "atomic"
-  bool async = false;  // by the async proxy on the thread's behalf (cp.async, TMA)
+  bool async = false;  // done asynchronously on the thread's behalf (cp.async, TMA, wgmma)
   uint32_t ptx_line = 0;
   std::string instruction;
   std::string source;  // "kernel.cu:42:7" with -lineinfo, else ""
@@ -32,7 +34,7 @@ struct RaceAccess {
 struct RaceFinding {
   std::string kind;   // "raw", "war", "waw": the earlier access, then the later one
   std::string cause;  // "missing_barrier", "warp_race", "cross_cta", "async_proxy",
-                      // "missing_fence"
+                      // "missing_fence", "missing_proxy_fence"
   std::string space;  // "shared", "global"
   std::string kernel;
   uint64_t address = 0;  // shared: offset in the CTA's shared memory

@@ -44,6 +44,13 @@ struct AccessEvent {
   uint32_t pc = 0;  // code index (LaunchInfo::ptx_lines)
   const uint64_t* address = nullptr;
   const uint8_t* owner = nullptr;  // Shared: the CTA rank whose memory each lane touched
+  // async accesses of the async proxy (TMA copies, wgmma operands): it sees a generic write
+  // only after a fence.proxy.async by the writer (cp.async is not in the async proxy).
+  bool proxy = false;
+  // wgmma.mma_async's operand reads (the warp's A rows; B with the warpgroup's first warp),
+  // done for the warp until the wgmma.wait_group retiring the group; `address[i]` for every
+  // bit of `mask` is one `bytes` piece of the operands, not a lane's address.
+  bool wgmma = false;
 };
 
 enum class SyncKind : uint8_t {
@@ -51,12 +58,26 @@ enum class SyncKind : uint8_t {
   BarrierRelease,  // the barrier completed: its waiting warps go on
   WarpSync,        // bar.warp.sync and the .sync warp collectives among `mask`
   Fence,           // fence/membar with `ordering` (AcqRel for fence.sc and membar)
+  ProxyFence,      // fence.proxy.async: generic accesses before it reach the async proxy
+  WgmmaCommit,     // wgmma.commit_group: the warp's wgmma.mma_async since the last one
+  WgmmaWait,       // wgmma.wait_group completed the warp's groups past `id` pending
+  BulkCommit,      // cp.async.bulk.commit_group: the thread's bulk stores since the last one
+  BulkWait,        // cp.async.bulk.wait_group[.read] completed the groups past `id` pending
   AsyncCommit,     // cp.async.commit_group
   AsyncWait,       // cp.async.wait_group/wait_all completed the groups past `id` pending
   MbarrierInit,
   MbarrierArrive,      // an arrival on the mbarrier at (`owner`, `id`), `phase` completed after
   MbarrierCompleteTx,  // transaction bytes of `lane`'s async copies arrived; `phase` as above
   MbarrierWait,        // a successful test_wait/try_wait that saw phase `phase` complete
+  // For synccheck (engines/check/dynamic_synccheck.h); the race detector ignores these.
+  MbarrierExpectTx,       // mbarrier.expect_tx of `count` bytes
+  MbarrierInval,          // mbarrier.inval
+  MbarrierWaitPending,    // a test_wait/try_wait that found its phase not complete yet
+  MbarrierUninitialized,  // an arrive/wait/tx on an offset holding no mbarrier (the run faults)
+  MbarrierLeft,           // the cluster finished with this mbarrier still initialized
+  ThreadExit,             // the lanes of `mask` exited
+  Stuck,                  // deadlock: warp (`cta`, `warp`) waits at `pc` (`on_mbarrier` or not)
+  PartialWarp,  // only lanes `mask` of the warp reached the barrier (or mma) at `pc`: it faults
 };
 
 struct SyncEvent {
@@ -71,6 +92,18 @@ struct SyncEvent {
   uint32_t owner = 0;  // mbarriers: the CTA rank holding it
   uint32_t phase = 0;
   uint32_t pc = 0;
+  // synccheck's detail. count: mbarrier.init's expected arrivals, an arrival's count,
+  // expect_tx/complete_tx bytes, a wait's token or parity; BarrierRelease/Stuck: the threads
+  // arrived. expected: BarrierRelease/Stuck: the barrier's thread count (0: every live thread).
+  uint32_t count = 0;
+  uint32_t expected = 0;
+  uint32_t tx_bytes = 0;     // mbarrier.arrive.expect_tx: the bytes it expects
+  bool parity = false;       // waits: the .parity form
+  bool drop = false;         // mbarrier.arrive_drop
+  bool on_mbarrier = false;  // Stuck: spinning on the mbarrier at (`owner`, `id`)
+  // MbarrierLeft/Stuck/MbarrierWait*: the mbarrier's state (arrivals missing, bytes missing).
+  uint32_t pending = 0;
+  int64_t tx = 0;
 };
 
 struct LaunchInfo {

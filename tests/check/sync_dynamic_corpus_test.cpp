@@ -1,0 +1,177 @@
+// The tests/corpus/sync_dynamic pairs (manifest.json): every kernel runs on the simulator under
+// the synchronization checker with the default schedules; a bug must yield each expected kind
+// (it may stop with a fault, e.g. a deadlock), its fix must run cleanly and report nothing.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kiln/base/file.h"
+#include "kiln/check/dynamic_racecheck.h"
+#include "kiln/check/dynamic_synccheck.h"
+#include "kiln/sim/device.h"
+
+namespace kiln::check {
+namespace {
+
+struct SyncCase {
+  std::string file, kernel;
+  sim::Dim3 grid, block;
+  std::vector<uint32_t> buffers;
+  std::vector<int32_t> ints;
+  std::vector<std::string> expect;  // finding kinds
+};
+
+void PrintTo(const SyncCase& c, std::ostream* os) { *os << c.kernel; }
+
+sim::Dim3 dim(const nlohmann::json& j) {
+  return {j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>()};
+}
+
+std::vector<SyncCase> corpus() {
+  std::vector<SyncCase> cases;
+  std::ifstream in(std::string(KILN_SYNC_DYNAMIC_SOURCE_DIR) + "/manifest.json");
+  if (!in) return cases;
+  nlohmann::json manifest = nlohmann::json::parse(in);
+  for (const nlohmann::json& j : manifest.at("cases")) {
+    SyncCase c;
+    c.file = j.at("file").get<std::string>();
+    c.kernel = j.at("kernel").get<std::string>();
+    c.grid = dim(j.at("grid"));
+    c.block = dim(j.at("block"));
+    c.buffers = j.at("buffers").get<std::vector<uint32_t>>();
+    c.ints = j.value("ints", std::vector<int32_t>{});
+    for (const nlohmann::json& e : j.at("expect")) c.expect.push_back(e.at("kind"));
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// Runs `c` under every default schedule; the findings of all of them.
+std::vector<SyncFinding> run_case(const SyncCase& c) {
+  SyncMonitor monitor;
+  sim::SimulatorOptions options;
+  options.observer = &monitor;
+  options.instruction_budget = 10'000'000;
+  sim::Device device(options);
+  std::string stem = c.file.substr(0, c.file.size() - 3);
+  auto text = read_file(std::string(KILN_SYNC_DYNAMIC_PTX_DIR) + "/" + stem + ".ptx");
+  EXPECT_TRUE(text.ok()) << text.error().message;
+  if (!text.ok()) return {};
+  auto module = device.load_module(*text, stem);
+  EXPECT_TRUE(module.ok()) << module.error().message;
+  if (!module.ok()) return {};
+  auto info = device.kernel(*module, c.kernel);
+  EXPECT_TRUE(info.ok()) << info.error().message;
+  if (!info.ok()) return {};
+  std::vector<uint64_t> buffers;
+  for (uint32_t bytes : c.buffers) buffers.push_back(*device.allocate(bytes));
+  std::vector<std::byte> params(info->param_bytes);
+  for (size_t i = 0; i < info->params.size(); ++i) {
+    const sim::ParamSlot& slot = info->params[i];
+    if (i < buffers.size()) {
+      std::memcpy(params.data() + slot.offset, &buffers[i], 8);
+    } else if (i - buffers.size() < c.ints.size()) {
+      std::memcpy(params.data() + slot.offset, &c.ints[i - buffers.size()], 4);
+    }
+  }
+  for (const sim::WarpSchedule& s : race_schedules(3, 1)) {
+    for (size_t i = 0; i < buffers.size(); ++i) (void)device.fill(buffers[i], 0, c.buffers[i]);
+    monitor.set_schedule(s);
+    sim::LaunchConfig config;
+    config.grid = c.grid;
+    config.block = c.block;
+    auto report = device.launch(*module, c.kernel, config, params);
+    EXPECT_TRUE(report.ok()) << report.error().message;
+    if (report.ok() && c.expect.empty()) {
+      EXPECT_TRUE(report->ok()) << c.kernel << " under " << schedule_name(s) << ": "
+                                << report->faults[0].message;
+    }
+  }
+  return monitor.findings();
+}
+
+std::string describe(const std::vector<SyncFinding>& findings) {
+  std::string out;
+  for (const SyncFinding& f : findings) {
+    out += "\n  " + f.kind + " (" + f.schedule + ", PTX line " + std::to_string(f.site.ptx_line) +
+           "): " + f.message;
+  }
+  return out.empty() ? " none" : out;
+}
+
+class SyncDynamicCorpusTest : public ::testing::TestWithParam<SyncCase> {};
+
+TEST_P(SyncDynamicCorpusTest, FindsWhatTheManifestExpects) {
+  const SyncCase& c = GetParam();
+  std::vector<SyncFinding> findings = run_case(c);
+  if (c.expect.empty()) {
+    EXPECT_TRUE(findings.empty()) << c.kernel << " should be clean; found:" << describe(findings);
+    return;
+  }
+  for (const std::string& kind : c.expect) {
+    bool seen = false;
+    for (const SyncFinding& f : findings) {
+      if (f.kind != kind) continue;
+      seen = true;
+      // Every finding names the operation with its instruction and .cu line, and a fix.
+      EXPECT_NE(f.site.ptx_line, 0u) << f.message;
+      EXPECT_FALSE(f.site.instruction.empty()) << f.message;
+      EXPECT_FALSE(f.site.source.empty()) << f.message;
+      EXPECT_FALSE(f.fix.empty());
+    }
+    EXPECT_TRUE(seen) << c.kernel << ": expected " << kind << "; found:" << describe(findings);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, SyncDynamicCorpusTest, ::testing::ValuesIn(corpus()),
+                         [](const ::testing::TestParamInfo<SyncCase>& param) {
+                           return param.param.kernel;
+                         });
+
+TEST(SyncDynamicCorpus, HasAtLeastEightPairs) { EXPECT_GE(corpus().size(), 16u); }
+
+// The headline case: the overrun names the consumer's wait and the producer's operation that
+// completed the phase after the one the consumer wanted, both with .cu lines.
+TEST(SyncDynamicCorpus, PhaseOverrunNamesTheWaitAndTheOverrunningProducer) {
+  for (const SyncCase& c : corpus()) {
+    if (c.kernel != "tma_pipeline_bug") continue;
+    std::vector<SyncFinding> findings = run_case(c);
+    for (const SyncFinding& f : findings) {
+      if (f.kind != "phase_overrun") continue;
+      EXPECT_EQ(f.object, "mbarrier");
+      EXPECT_EQ(f.schedule, "in_order");
+      EXPECT_NE(f.site.instruction.find("mbarrier.try_wait"), std::string::npos);
+      EXPECT_TRUE(f.has_earlier);
+      EXPECT_NE(f.earlier.source, f.site.source);
+      EXPECT_GE(f.site.thread.x, 32u);  // a consumer thread
+      return;
+    }
+    FAIL() << "no phase_overrun:" << describe(findings);
+  }
+  FAIL() << "tma_pipeline_bug is missing from the manifest";
+}
+
+TEST(SyncDynamicCorpus, DeadlockSaysWhereEveryWarpWaits) {
+  for (const SyncCase& c : corpus()) {
+    if (c.kernel != "deadlock_bug") continue;
+    std::vector<SyncFinding> findings = run_case(c);
+    for (const SyncFinding& f : findings) {
+      if (f.kind != "deadlock") continue;
+      ASSERT_EQ(f.stuck.size(), 2u) << f.message;
+      EXPECT_NE(f.stuck[0].waits_on, f.stuck[1].waits_on);
+      EXPECT_NE(f.stuck[0].site.ptx_line, f.stuck[1].site.ptx_line);
+      EXPECT_NE(f.message.find("barrier 1"), std::string::npos) << f.message;
+      EXPECT_NE(f.message.find("barrier 2"), std::string::npos) << f.message;
+      return;
+    }
+    FAIL() << "no deadlock:" << describe(findings);
+  }
+  FAIL() << "deadlock_bug is missing from the manifest";
+}
+
+}  // namespace
+}  // namespace kiln::check
