@@ -15,7 +15,7 @@ set(_owners
   "tasks/=kiln_tasks" "kb/zoo/references/=kiln_zoo_references" "kb/=kiln_kb"
   "engines/ptx/=kiln_ptx" "engines/compiler/=kiln_compiler"
   "engines/sim/runtime/=kiln_cudart_sim" "engines/sim/=kiln_sim" "engines/check/=kiln_check"
-  "frontier/=kiln_frontier" "runner/protocol/=kiln_runner_protocol"
+  "frontier/=kiln_frontier" "replay/=kiln_replay" "runner/protocol/=kiln_runner_protocol"
   "runner/worker/=kiln_worker_gpu" "runner/=kiln_runner" "tools/=kiln_tools" "apps/=apps")
 
 function(_owner path out)
@@ -50,12 +50,13 @@ file(GLOB_RECURSE _sources RELATIVE ${KILN_ROOT}
   ${KILN_ROOT}/base/*.cpp ${KILN_ROOT}/base/*.h ${KILN_ROOT}/mcp/*.cpp ${KILN_ROOT}/mcp/*.h
   ${KILN_ROOT}/tasks/*.cpp ${KILN_ROOT}/tasks/*.h ${KILN_ROOT}/kb/*.cpp ${KILN_ROOT}/kb/*.h
   ${KILN_ROOT}/engines/*.cpp ${KILN_ROOT}/engines/*.h ${KILN_ROOT}/engines/*.cu
-  ${KILN_ROOT}/frontier/*.cpp ${KILN_ROOT}/frontier/*.h ${KILN_ROOT}/runner/*.cpp
+  ${KILN_ROOT}/frontier/*.cpp ${KILN_ROOT}/frontier/*.h ${KILN_ROOT}/replay/*.cpp
+  ${KILN_ROOT}/replay/*.h ${KILN_ROOT}/runner/*.cpp
   ${KILN_ROOT}/runner/*.h ${KILN_ROOT}/runner/*.cu ${KILN_ROOT}/tools/*.cpp ${KILN_ROOT}/tools/*.h)
 file(GLOB_RECURSE _headers RELATIVE ${KILN_ROOT} ${KILN_ROOT}/*/include/kiln/*.h
   ${KILN_ROOT}/*/*/include/kiln/*.h ${KILN_ROOT}/*/*/*/include/kiln/*.h)
 list(FILTER _sources EXCLUDE REGEX "^(kb/zoo/[^/]+/|tasks/[^/]+/(baseline|starter|reference))")
-list(FILTER _sources INCLUDE REGEX "^(base|mcp|tasks|kb|engines|frontier|runner|tools)/")
+list(FILTER _sources INCLUDE REGEX "^(base|mcp|tasks|kb|engines|frontier|replay|runner|tools)/")
 list(FILTER _headers EXCLUDE REGEX "(^|/)(build[^/]*|node_modules)/")
 
 set(_problems "")

@@ -39,6 +39,9 @@ set(_kiln_may_link_kiln_worker_gpu_host kiln_base kiln_confine kiln_tasks kiln_c
 # The simulated worker: the same, with kiln's simulated CUDA runtime in place of libcudart.
 set(_kiln_may_link_kiln_worker_gpu_sim kiln_base kiln_confine kiln_tasks kiln_compiler kiln_ptx
     kiln_runner_protocol kiln_worker_core kiln_cudart_sim)
+# Recorded sessions replayed and traced: a client of MCP over stdio or HTTP, reading the
+# recording with the frontier's session counting; nothing of the engines, runner or tools.
+set(_kiln_may_link_kiln_replay kiln_base kiln_mcp kiln_frontier)
 # The MCP tool handlers: everything above, nothing of the programs.
 set(_kiln_may_link_kiln_tools kiln_base kiln_sqlite kiln_http kiln_mcp kiln_tasks kiln_kb
     kiln_ptx kiln_compiler kiln_sim kiln_check kiln_frontier kiln_runner kiln_runner_protocol)

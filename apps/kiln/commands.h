@@ -18,5 +18,7 @@ Runner add_runner_command(CLI::App& app, const GlobalOptions& global);
 Runner add_setup_command(CLI::App& app, const GlobalOptions& global);
 Runner add_frontier_command(CLI::App& app, const GlobalOptions& global);
 Runner add_report_command(CLI::App& app, const GlobalOptions& global);
+Runner add_replay_command(CLI::App& app, const GlobalOptions& global);
+Runner add_trace_command(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kiln::cli

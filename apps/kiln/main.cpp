@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   Runner setup = add_setup_command(app, global);
   Runner frontier = add_frontier_command(app, global);
   Runner report = add_report_command(app, global);
+  Runner replay = add_replay_command(app, global);
+  Runner trace = add_trace_command(app, global);
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(global.log_level);
@@ -39,6 +41,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("setup")) return setup();
     if (app.got_subcommand("frontier")) return frontier();
     if (app.got_subcommand("report")) return report();
+    if (app.got_subcommand("replay")) return replay();
+    if (app.got_subcommand("trace")) return trace();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;
