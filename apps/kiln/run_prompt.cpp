@@ -60,9 +60,9 @@ std::string run_prompt(const tasks::Task& task, const std::string& readme,
       << "result, and `index.json`. Do not edit it.\n"
       << "- Runner: ";
   if (m.runners.empty()) {
-    out << "none. Only the CPU tools work (compile, simulate, synccheck); benchmark, profile, "
-           "racecheck and record_candidate's revalidation need a GPU runner (`kiln setup "
-           "--remote URL`, or KILN_RUNNER=URL when starting the agent).\n";
+    out << "none. Only the CPU tools work (compile, simulate, synccheck, racecheck on the "
+           "simulator); benchmark, profile and record_candidate's revalidation need a GPU "
+           "runner (`kiln setup --remote URL`, or KILN_RUNNER=URL when starting the agent).\n";
   } else {
     for (size_t i = 0; i < m.runners.size(); ++i) {
       out << (i ? ", " : "") << m.runners[i].url << " (";
@@ -82,8 +82,9 @@ std::string run_prompt(const tasks::Task& task, const std::string& readme,
       << "2. `search_zoo` / `read_zoo_entry` for kernels that solved similar problems; "
          "`read_ptx_spec` for instruction details.\n"
       << "3. `compile` for registers, spills, shared memory and occupancy; `simulate`, "
-         "`synccheck` (and `racecheck` on a GPU) to find bugs on the CPU before a GPU is "
-         "touched.\n"
+         "`synccheck` (`engine: \"static+sim\"` adds the mbarrier-protocol and barrier checker "
+         "on the simulator) and `racecheck` (`engine: \"sim\"`, the default without a runner) "
+         "to find bugs on the CPU before a GPU is touched.\n"
       << "4. `benchmark` for the correctness gates and timing against the baseline on every "
          "workload; it returns a `result_id`. `profile` to see why.\n"
       << "5. `record_candidate` with that `result_id`, a name, the approach (zoo techniques "

@@ -184,9 +184,10 @@ int setup(const SetupOptions& options, const GlobalOptions& global) {
                  "starts in the MCP server), or KILN_RUNNER=URL when starting the agent.\n";
   } else if (manifest.runners.empty()) {
     std::cout << "  no runner: this run works offline, and only the CPU tools work (get_task, "
-                 "search_zoo, read_zoo_entry, read_ptx_spec, compile, simulate, synccheck). "
-                 "benchmark, profile, racecheck and record_candidate need a GPU runner: prepare "
-                 "the run with --remote URL, or start the agent with KILN_RUNNER=URL.\n";
+                 "search_zoo, read_zoo_entry, read_ptx_spec, compile, simulate, synccheck, "
+                 "racecheck on the simulator). benchmark, profile and record_candidate need a GPU "
+                 "runner: prepare the run with --remote URL, or start the agent with "
+                 "KILN_RUNNER=URL.\n";
   } else {
     for (const auto& r : manifest.runners) {
       std::cout << "  runner " << r.url << ":";
