@@ -1,116 +1,40 @@
 #include "racecheck_run.h"
 
-#include <dlfcn.h>
-
 #include <chrono>
 #include <string>
 
-#include "candidate_build.h"
 #include "kiln/check/dynamic_racecheck.h"
+#include "schedule_sweep.h"
 
 namespace kiln::sim::run {
-namespace {
-
-using SetObserver = void (*)(MemoryObserver*);
-
-// kiln_sim_set_observer of the runtime this process loaded (not a copy linked elsewhere).
-Status observer_hook(SetObserver& out) {
-  const std::string library = loaded_runtime_library().string();
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (handle == nullptr) {
-    return make_error("the simulated runtime (" + library +
-                      ") is not loaded; racecheck needs kiln-sim-run built with it");
-  }
-  auto hook = reinterpret_cast<SetObserver>(dlsym(handle, "kiln_sim_set_observer"));
-  dlclose(handle);  // RTLD_NOLOAD took one more reference; the library stays loaded
-  if (hook == nullptr) {
-    return make_error(library + " exports no kiln_sim_set_observer; rebuild the runtime");
-  }
-  out = hook;
-  return Ok{};
-}
-
-// Installs the detector for the lifetime of this object, on every path out.
-struct ObserverScope {
-  SetObserver set;
-  ObserverScope(SetObserver s, MemoryObserver* observer) : set(s) { set(observer); }
-  ~ObserverScope() { set(nullptr); }
-};
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 Result<nlohmann::json> run_racecheck(const WorkloadRunner& runner,
                                      const std::vector<tasks::Workload>& workloads,
                                      const RacecheckOptions& options,
                                      const std::function<void(const nlohmann::json&)>& progress) {
-  SetObserver hook = nullptr;
-  if (Status found = observer_hook(hook); !found) return make_error(found.error().message);
   const auto start = std::chrono::steady_clock::now();
   check::RaceDetector detector;
-  ObserverScope scope(hook, &detector);
-  nlohmann::json schedules = nlohmann::json::array(), notes = nlohmann::json::array();
-  const std::vector<WarpSchedule> plan = check::race_schedules(options.schedules, options.seed);
-  for (size_t i = 0; i < plan.size(); ++i) {
-    detector.set_schedule(plan[i]);
-    const size_t before = detector.findings().size();
-    const auto schedule_start = std::chrono::steady_clock::now();
-    nlohmann::json ran = nlohmann::json::array();
-    for (const tasks::Workload& workload : workloads) {
-      const auto workload_start = std::chrono::steady_clock::now();
-      nlohmann::json result = runner.run(workload);
-      const std::string status = result.value("status", "");
-      const nlohmann::json launches = result.value("launches", nlohmann::json::array());
-      double simulated = 0;  // the launches themselves, under the detector
-      for (const nlohmann::json& launch : launches) {
-        simulated +=
-            launch.value("stats", nlohmann::json::object()).value("simulation_seconds", 0.0);
-      }
-      nlohmann::json line = {{"workload", workload.name},
-                             {"status", status},
-                             {"launches", launches.size()},
-                             {"launch_seconds", simulated},
-                             {"seconds", seconds_since(workload_start)}};
-      // A fault or a failed CUDA call stops the workload early: what would have run after it
-      // was not checked. A wrong answer was still checked whole.
-      if (status != "pass" && status != "wrong_answer") {
-        notes.push_back("workload " + workload.name + " under the " +
-                        check::schedule_name(plan[i]) + " schedule stopped early (" + status +
-                        ": " + result.value("message", "") +
-                        "); the launches after the stop were not checked");
-      }
-      ran.push_back(line);
-      if (progress) {
-        progress({{"event", "racecheck_workload"},
-                  {"schedule", i},
-                  {"workload", workload.name},
-                  {"status", status},
-                  {"findings", detector.findings().size()}});
-      }
-    }
-    nlohmann::json found = nlohmann::json::array();
-    for (size_t f = before; f < detector.findings().size(); ++f) found.push_back(f);
-    schedules.push_back({{"index", i},
-                         {"schedule", check::schedule_name(plan[i])},
-                         {"seed", plan[i].order == WarpOrder::Random ? plan[i].seed : 0},
-                         {"workloads", ran},
-                         {"new_findings", found},
-                         {"seconds", seconds_since(schedule_start)}});
-  }
+  SweepChecker checker;
+  checker.mode = "racecheck";
+  checker.observer = &detector;
+  checker.set_schedule = [&](const WarpSchedule& s) { detector.set_schedule(s); };
+  checker.finding_count = [&] { return detector.findings().size(); };
+  auto sweep =
+      sweep_schedules(runner, workloads, options.schedules, options.seed, checker, progress);
+  if (!sweep) return make_error(sweep.error().message);
   nlohmann::json findings = nlohmann::json::array();
   for (const check::RaceFinding& f : detector.findings()) findings.push_back(check::to_json(f));
   if (detector.dropped_findings() != 0) {
-    notes.push_back(std::to_string(detector.dropped_findings()) +
-                    " further races were not reported (the first findings are kept)");
+    sweep->notes.push_back(std::to_string(detector.dropped_findings()) +
+                           " further races were not reported (the first findings are kept)");
   }
-  const char* verdict = !findings.empty() ? "findings" : notes.empty() ? "clean" : "incomplete";
+  const char* verdict = !findings.empty()      ? "findings"
+                        : sweep->notes.empty() ? "clean"
+                                               : "incomplete";
   return nlohmann::json{{"verdict", verdict},
                         {"findings", findings},
-                        {"schedules", schedules},
-                        {"notes", notes},
+                        {"schedules", sweep->schedules},
+                        {"notes", sweep->notes},
                         {"coverage",
                          {{"launches", detector.launches()},
                           {"evicted_reads", detector.evicted_reads()},
