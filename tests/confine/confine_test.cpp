@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 
 #include "confined_child.h"
@@ -102,6 +103,74 @@ TEST(ConfineThisProcess, KeepsWhatACudaProcessNeedsUnderTheCudaPolicy) {
     return 0;
   });
   EXPECT_EQ(outcome.exit_code, 0);
+}
+
+// A fake CUDA root with a banned library among the ones a candidate needs, as the toolkit lays
+// them out (lib64 a link to targets/x86_64-linux/lib, versioned names behind links).
+struct FakeToolkit {
+  TempDir dir;
+  std::filesystem::path root = dir.path() / "cuda";
+  FakeToolkit() {
+    write_in(dir, "cuda/targets/x86_64-linux/lib/libcudart.so.13.0.1", "cudart");
+    write_in(dir, "cuda/targets/x86_64-linux/lib/libcublas.so.13.0.1", "cublas");
+    write_in(dir, "cuda/targets/x86_64-linux/lib/libcublasLt.so.13.0.1", "cublasLt");
+    write_in(dir, "cuda/include/cuda.h", "header");
+    std::filesystem::create_symlink("libcublas.so.13.0.1",
+                                    root / "targets/x86_64-linux/lib/libcublas.so");
+    std::filesystem::create_directory_symlink("targets/x86_64-linux/lib", root / "lib64");
+  }
+};
+
+TEST(HideLibraries, FindsEveryNameOfABannedLibraryAndNoOther) {
+  FakeToolkit toolkit;
+  const auto found = ConfinePolicy::find_libraries(toolkit.root, {"cublas", "cudnn"});
+  std::set<std::string> names;
+  for (const auto& f : found) {
+    EXPECT_EQ(f.filename().string().rfind("libcublas", 0), 0u) << f;
+    names.insert(f.filename().string());
+  }
+  EXPECT_TRUE(names.count("libcublas.so"));
+  EXPECT_TRUE(names.count("libcublasLt.so.13.0.1"));
+  EXPECT_FALSE(names.count("libcudart.so.13.0.1"));
+}
+
+TEST(HideLibraries, KeepsEverythingElseOfTheTreeReadableEntryByEntry) {
+  FakeToolkit toolkit;
+  ConfinePolicy policy;
+  policy.readable = {toolkit.dir.path(), "/etc"};
+  policy.hide(ConfinePolicy::find_libraries(toolkit.root, {"cublas"}));
+  auto covered = [&](const std::filesystem::path& file) {
+    const auto real = std::filesystem::canonical(file);
+    for (const auto& r : policy.readable) {
+      const auto root = std::filesystem::canonical(r);
+      auto [end, _] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+      if (end == root.end()) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(covered("/etc"));  // a root with nothing hidden stays whole
+  EXPECT_TRUE(covered(toolkit.root / "include/cuda.h"));
+  EXPECT_TRUE(covered(toolkit.root / "lib64/libcudart.so.13.0.1"));
+  EXPECT_FALSE(covered(toolkit.root / "targets/x86_64-linux/lib/libcublas.so.13.0.1"));
+  EXPECT_FALSE(covered(toolkit.root / "lib64/libcublasLt.so.13.0.1"));
+  EXPECT_FALSE(covered(toolkit.root / "lib64/libcublas.so"));  // the link resolves to it
+}
+
+TEST(HideLibraries, AHiddenLibraryCannotBeOpenedUnderLandlock) {
+  if (landlock_abi_version() == 0) GTEST_SKIP() << "Landlock is unavailable on this kernel";
+  FakeToolkit toolkit;
+  ConfinePolicy policy = cuda_policy();
+  policy.readable.push_back(toolkit.dir.path());
+  policy.hide(ConfinePolicy::find_libraries(toolkit.root, {"cublas"}));
+  const auto allowed = toolkit.root / "lib64/libcudart.so.13.0.1";
+  const auto hidden = toolkit.root / "lib64/libcublas.so.13.0.1";
+  auto outcome = run_confined(policy, [&](const ConfineReport&) {
+    if (read_first_line(allowed) != "cudart") return 1;
+    const int fd = open(hidden.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) return 2;
+    return errno == EACCES ? 0 : 3;
+  });
+  EXPECT_EQ(outcome.exit_code, 0) << "1: the allowed library unreadable, 2: the hidden one opened";
 }
 
 }  // namespace

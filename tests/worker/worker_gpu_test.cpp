@@ -72,6 +72,15 @@ TEST(WorkerGpu, EveryCheatIsRejectedByItsGate) {
     job.task = manifest["task"];
     job.candidate = corpus / cheat["name"].get<std::string>() / "kernel.cu";
     job.workloads = manifest["workloads"].get<std::vector<std::string>>();
+    job.kind = cheat.value("job", "verify");
+    if (job.kind == "benchmark") {
+      // Timed calls only: a few samples are enough to be caught.
+      job.limits = {{"job_seconds", 120},
+                    {"min_samples", 5},
+                    {"max_samples", 10},
+                    {"target_rel_noise", 0.05},
+                    {"sample_time_cap_seconds", 4}};
+    }
     jobs.push_back(job);
     std::vector<std::string> accepted = {cheat["gate"].get<std::string>()};
     for (const auto& also : cheat.value("or", json::array())) accepted.push_back(also);

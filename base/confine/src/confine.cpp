@@ -77,6 +77,83 @@ ConfinePolicy ConfinePolicy::for_cuda_process(const fs::path& cuda_root) {
   return policy;
 }
 
+namespace {
+
+fs::path resolved(const fs::path& p) {
+  std::error_code error;
+  fs::path r = fs::canonical(p, error);
+  return error ? p.lexically_normal() : r;
+}
+
+bool is_within(const fs::path& inner, const fs::path& outer) {
+  auto o = outer.begin();
+  auto i = inner.begin();
+  for (; o != outer.end(); ++o, ++i) {
+    if (i == inner.end() || *o != *i) return false;
+  }
+  return true;
+}
+
+// `root` (readable) without `hidden` (resolved paths): root itself when nothing hidden lies in
+// it, else its entries, each treated the same way.
+void readable_without(const fs::path& root, const std::vector<fs::path>& hidden,
+                      std::vector<fs::path>* out, int depth) {
+  const fs::path real = resolved(root);
+  bool holds = false;
+  for (const auto& h : hidden) {
+    if (h == real) return;  // the hidden file itself
+    holds = holds || is_within(h, real);
+  }
+  std::error_code error;
+  if (!holds || depth > 16 || !fs::is_directory(real, error)) {
+    out->push_back(root);
+    return;
+  }
+  for (const auto& entry : fs::directory_iterator(root, error))
+    readable_without(entry.path(), hidden, out, depth + 1);
+}
+
+}  // namespace
+
+void ConfinePolicy::hide(const std::vector<fs::path>& files) {
+  std::vector<fs::path> hidden;
+  for (const auto& f : files) hidden.push_back(resolved(f));
+  std::vector<fs::path> kept;
+  for (const auto& root : readable) readable_without(root, hidden, &kept, 0);
+  readable = std::move(kept);
+}
+
+std::vector<fs::path> ConfinePolicy::find_libraries(const fs::path& cuda_root,
+                                                    const std::vector<std::string>& prefixes) {
+  std::vector<fs::path> dirs = {"/usr/lib/x86_64-linux-gnu",
+                                "/usr/lib/aarch64-linux-gnu",
+                                "/lib/x86_64-linux-gnu",
+                                "/usr/lib64",
+                                "/usr/lib",
+                                "/usr/local/lib"};
+  std::error_code error;
+  if (!cuda_root.empty()) {
+    dirs.push_back(cuda_root / "lib64");
+    dirs.push_back(cuda_root / "lib");
+    dirs.push_back(cuda_root / "extras" / "CUPTI" / "lib64");
+    for (const auto& target : fs::directory_iterator(cuda_root / "targets", error))
+      dirs.push_back(target.path() / "lib");
+  }
+  std::vector<fs::path> found;
+  for (const auto& dir : dirs) {
+    for (const auto& entry : fs::directory_iterator(dir, error)) {
+      const std::string name = entry.path().filename().string();
+      for (const auto& prefix : prefixes) {
+        if (!prefix.empty() && name.rfind("lib" + prefix, 0) == 0) {
+          found.push_back(entry.path());
+          break;
+        }
+      }
+    }
+  }
+  return found;
+}
+
 int landlock_abi_version() { return confine_detail::query_landlock_abi(); }
 
 Result<ConfineReport> confine_this_process(const ConfinePolicy& policy) {

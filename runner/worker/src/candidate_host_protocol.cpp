@@ -164,6 +164,7 @@ json CallReply::to_json() const {
           {"hung", hung},
           {"event_us", event_us},
           {"span_us", span_us},
+          {"tail_us", tail_us},
           {"kernels", kernels},
           {"hidden", hidden},
           {"notes", notes},
@@ -191,6 +192,7 @@ Result<CallReply> CallReply::from_json(const json& message) {
     r.hung = boolean(m.at("hung"));
     r.event_us = m.at("event_us").nonnegative_number();
     r.span_us = m.at("span_us").nonnegative_number();
+    r.tail_us = m.at("tail_us").nonnegative_number();
     r.kernels = static_cast<int>(m.at("kernels").integer_between(0, INT32_MAX));
     r.hidden = list_member(m, "hidden");
     r.notes = list_member(m, "notes");

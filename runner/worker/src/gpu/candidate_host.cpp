@@ -251,6 +251,7 @@ void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& i
   report->hung = reply->hung;
   report->event_us = reply->event_us;
   report->span_us = reply->span_us;
+  report->tail_us = reply->tail_us;
   report->findings.kernels = reply->kernels;
   report->findings.violations = reply->hidden;
   report->findings.notes = reply->notes;

@@ -108,6 +108,10 @@ host::LoadReply Host::load(const host::LoadRequest& request) {
   ConfinePolicy policy = ConfinePolicy::for_cuda_process(request.cuda_root);
   for (const auto& path : request.readable) policy.readable.push_back(path);
   extend_confinement_for_runtime(&policy);
+  // The task's banned libraries are never loaded here; hidden, they cannot be read and mapped
+  // by a loader of the candidate's own either.
+  const auto banned_files = ConfinePolicy::find_libraries(request.cuda_root, task_->banned_symbols);
+  policy.hide(banned_files);
   (void)libraries_.new_since_last();  // the host's own, before the candidate's load
   auto confined = confine_this_process(policy);
   if (!confined) {
@@ -222,6 +226,7 @@ json Host::call(const host::CallRequest& request) {
   reply.hung = report.hung;
   reply.event_us = report.event_us;
   reply.span_us = report.span_us;
+  reply.tail_us = report.tail_us;
   reply.kernels = report.findings.kernels;
   reply.hidden = report.findings.violations;
   reply.notes = report.findings.notes;

@@ -6,6 +6,7 @@
 #include "cuda_status.h"
 #include "harness_kernels.h"
 #include "kiln/tasks/numeric_codec.h"
+#include "kiln/worker/timing_consistency.h"
 
 namespace kiln::worker {
 
@@ -94,9 +95,6 @@ Result<std::vector<uint64_t>> prepare_call(const CallEnvironment& env,
 
 namespace {
 
-constexpr double kQuietEventUs = 5;     // events around a call that launched nothing
-constexpr double kEventMarginUs = 100;  // events past twice the span, beyond scheduling jitter
-
 // The harness's own markers in the window's records: the runtime call that records the stop
 // event (made by the harness thread after kiln_launch returned) and, in a gated call, the
 // hold kernel on the launch stream. Missing ones mean CUPTI stopped recording in the call.
@@ -145,18 +143,31 @@ void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
   report->window.open = env.recorder != nullptr ? env.recorder->now() : 0;
   const bool gated = timed && env.gate != nullptr && env.gate->enabled(report->owner);
   report->window.gated = gated;
+  cudaEvent_t probed = nullptr;  // gated: the tail probe's end, on the harness stream
+  bool filled = true;
   if (gated) {
-    if (auto s = env.gate->hold(env.launch_stream); !s) return harness_broke(s.error().message);
+    cudaEventCreate(&probed);
+    if (auto s = env.gate->hold(env.launch_stream, &filled); !s)
+      return harness_broke(s.error().message);
   }
   cudaEventRecord(start, env.launch_stream);
   report->window.launch_begin = env.recorder != nullptr ? env.recorder->now() : 0;
   report->status = launch(tensors.data(), static_cast<int>(tensors.size()), scalars.data(),
                           static_cast<int>(scalars.size()), env.launch_stream);
   report->window.launch_end = env.recorder != nullptr ? env.recorder->now() : 0;
-  if (gated) env.gate->release();
   const cudaError_t launch_error = cudaGetLastError();
+  // Gated, the stop event and the tail probe are enqueued while the hold still has the GPU, so
+  // the events time the GPU work alone, not the host's way back from kiln_launch.
   cudaEventRecord(stop, env.launch_stream);
-  const cudaError_t wait_error = wait_for_device(stop, env.hang_timeout_seconds, &report->hung);
+  if (gated) {
+    if (auto s = env.gate->probe_tail(stop, hs, probed); !s) {
+      env.gate->release();
+      return harness_broke(s.error().message);
+    }
+    env.gate->release();
+  }
+  const cudaError_t wait_error =
+      wait_for_device(gated ? probed : stop, env.hang_timeout_seconds, &report->hung);
   report->window.close = env.recorder != nullptr ? env.recorder->now() : 0;
   if (report->hung) {
     report->cuda_error = "the " + report->owner + "'s work did not finish within " +
@@ -176,8 +187,12 @@ void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
   float ms = 0;
   if (!report->fatal && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess)
     report->event_us = ms * 1e3;
+  float tail_ms = 0;
+  if (gated && !report->fatal && cudaEventElapsedTime(&tail_ms, stop, probed) == cudaSuccess)
+    report->tail_us = tail_ms * 1e3;
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+  if (probed != nullptr) cudaEventDestroy(probed);
   if (report->fatal) return;
   // Whatever the call changed of the device's settings is put back before anything else runs.
   if (env.device_state != nullptr)
@@ -196,20 +211,21 @@ void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
   } else {
     report->span_us = report->event_us;
   }
-  // With the gate held, the CUDA events time the GPU work alone, as CUPTI's span does: a
-  // timed call with GPU time but no recorded GPU work, or far more event time than span, ran
-  // work that CUPTI did not record. The margins keep scheduling jitter between the events and
-  // a few-microsecond kernel (27 us of events around a 3.3 us kernel, seen on the H200) clear.
-  if (gated && !env.gate->timed_out() && env.recorder != nullptr &&
-      report->activity_problem.empty()) {
-    const bool none = report->findings.gpu_records == 0 && report->event_us > kQuietEventUs;
-    if (none || report->event_us > 2 * report->span_us + kEventMarginUs) {
-      report->activity_problem =
-          "CUDA events timed " + std::to_string(report->event_us) +
-          " us of GPU work around the call, the activity record " +
-          (none ? std::string("none at all") : std::to_string(report->span_us) + " us") +
-          ": work ran that CUPTI did not record";
-    }
+  // Gated calls are timed twice more, by clocks CUPTI's switches do not reach: the events on
+  // the launch stream and the tail probe (timing_consistency.h).
+  if (gated && !env.gate->timed_out()) {
+    TimingEvidence evidence;
+    evidence.event_us = report->event_us;
+    evidence.tail_us = report->tail_us;
+    evidence.filled = filled;
+    evidence.probe_timed_out = env.gate->probe_timed_out();
+    evidence.recorded = env.recorder != nullptr && report->activity_problem.empty();
+    evidence.span_us = report->span_us;
+    evidence.gpu_records = report->findings.gpu_records;
+    const TimingVerdict verdict = judge_timing(evidence);
+    if (!verdict.unrecorded_work.empty() && report->activity_problem.empty())
+      report->activity_problem = verdict.unrecorded_work;
+    for (const auto& v : verdict.unseen_work) report->findings.violations.push_back(v);
   }
   if (gated && env.gate->timed_out()) {
     // kiln_launch waited for the GPU while the gate held it: stop gating this owner's calls

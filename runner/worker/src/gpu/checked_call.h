@@ -48,6 +48,7 @@ struct CallReport {
   bool hung = false;       // did not finish within the hang timeout
   double event_us = 0;     // CUDA events around the call
   double span_us = 0;      // CUPTI: first GPU start to last GPU end in the window
+  double tail_us = 0;      // gated: the stop event to the tail probe's end (launch_gate.h)
   WindowFindings findings;
   CallWindow window;
   std::vector<std::string> changed_inputs;  // names of inputs whose checksum changed

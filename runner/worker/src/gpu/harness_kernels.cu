@@ -10,6 +10,7 @@ namespace kiln::worker {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kGateThreads = 1024;  // the hold and the tail probe: the most a block may have
 
 unsigned blocks_for(int64_t n) {
   const int64_t blocks = (n + kThreads - 1) / kThreads;
@@ -191,19 +192,53 @@ __global__ void kiln_harness_compare(const void* actual, const void* expected, k
 }
 
 // Holds `stream` until the host sets *release (or timeout_ns passes: then *timed_out = 1).
-__global__ void kiln_harness_hold(const volatile int* release, int* timed_out,
-                                  unsigned long long timeout_ns) {
-  unsigned long long start = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  while (*release == 0) {
-    unsigned long long now = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    if (now - start > timeout_ns) {
+__device__ unsigned long long global_ns() {
+  unsigned long long now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
+// Polls done() until it holds, or sets *timed_out = 1 once timeout_ns of GPU time passed.
+template <typename Done>
+__device__ void wait_until(Done done, unsigned long long timeout_ns, int* timed_out,
+                           unsigned sleep_ns) {
+  const unsigned long long start = global_ns();
+  while (!done()) {
+    if (global_ns() - start > timeout_ns) {
       *timed_out = 1;
       return;
     }
-    __nanosleep(1000);
+    __nanosleep(sleep_ns);
   }
+}
+
+// Fills the GPU: launched with as many blocks of kGateThreads threads as every SM holds at
+// once, so while it spins no other kernel of this context (of any stream) can start. Each block
+// marks itself resident in its own slot (plain stores: atomics to host memory over PCIe are not
+// guaranteed); thread 0 polls the release flag, the others wait at the barrier, holding their
+// share of the SM.
+__global__ void __launch_bounds__(kGateThreads, 1)
+    kiln_harness_hold(const volatile int* release, int* timed_out, volatile unsigned* resident,
+                      unsigned generation, unsigned long long timeout_ns) {
+  if (threadIdx.x == 0) {
+    resident[blockIdx.x] = generation;
+    __threadfence_system();
+    wait_until([&] { return *release != 0; }, timeout_ns, timed_out, 1000);
+  }
+  __syncthreads();
+}
+
+// The tail probe: the same geometry as the hold, and every block waits until all have
+// arrived, so it finishes only once the whole GPU was free at the same time: after every kernel
+// that was still running when the call's last launch-stream work ended.
+__global__ void __launch_bounds__(kGateThreads, 1)
+    kiln_harness_tail_probe(unsigned* arrived, unsigned target, int* timed_out,
+                            unsigned long long timeout_ns) {
+  if (threadIdx.x == 0) {
+    atomicAdd(arrived, 1u);
+    wait_until([&] { return atomicAdd(arrived, 0u) >= target; }, timeout_ns, timed_out, 200);
+  }
+  __syncthreads();
 }
 
 __global__ void kiln_harness_reset_compare(CompareCounters* out) {
@@ -219,9 +254,29 @@ cudaError_t launch_draw_uniform(void* data, int64_t elements, kiln_dtype dtype, 
   return cudaGetLastError();
 }
 
-cudaError_t launch_hold(const volatile int* release, int* timed_out, uint64_t timeout_ns,
-                        cudaStream_t stream) {
-  kiln_harness_hold<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
+int gate_blocks_per_sm() {
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kiln_harness_hold, kGateThreads, 0) !=
+      cudaSuccess)
+    return 0;
+  int probe = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&probe, kiln_harness_tail_probe, kGateThreads,
+                                                    0) != cudaSuccess)
+    return 0;
+  return std::min(blocks, probe);
+}
+
+cudaError_t launch_hold(const volatile int* release, int* timed_out, volatile unsigned* resident,
+                        unsigned generation, int blocks, uint64_t timeout_ns, cudaStream_t stream) {
+  kiln_harness_hold<<<blocks, kGateThreads, 0, stream>>>(release, timed_out, resident, generation,
+                                                         timeout_ns);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_tail_probe(unsigned* arrived, unsigned target, int* timed_out, int blocks,
+                              uint64_t timeout_ns, cudaStream_t stream) {
+  kiln_harness_tail_probe<<<blocks, kGateThreads, 0, stream>>>(arrived, target, timed_out,
+                                                               timeout_ns);
   return cudaGetLastError();
 }
 

@@ -31,10 +31,18 @@ struct GuardCounters {
 // Uniform draws in [low, high) rounded to the dtype, element i from unit_draw(key, i).
 cudaError_t launch_draw_uniform(void* data, int64_t elements, kiln_dtype dtype, double low,
                                 double high, uint64_t key, cudaStream_t stream);
-// One thread that spins until *release (mapped host memory) is non-zero, or until
-// timeout_ns of GPU time pass, then sets *timed_out = 1 (see launch_gate.h).
-cudaError_t launch_hold(const volatile int* release, int* timed_out, uint64_t timeout_ns,
-                        cudaStream_t stream);
+// The launch gate's kernels (launch_gate.h). Both run `blocks` blocks of 1024 threads, the
+// number every SM of the device holds at once (gate_blocks_per_sm() times the SM count; 0 when
+// the occupancy cannot be read), so nothing else of this context runs beside them.
+int gate_blocks_per_sm();
+// Spins until *release (mapped host memory) is non-zero, or until timeout_ns of GPU time pass,
+// then sets *timed_out = 1. Block b sets resident[b] = generation once it runs.
+cudaError_t launch_hold(const volatile int* release, int* timed_out, volatile unsigned* resident,
+                        unsigned generation, int blocks, uint64_t timeout_ns, cudaStream_t stream);
+// Every block adds one to *arrived (device memory) and waits until it reaches `target`, or
+// sets *timed_out = 1 after timeout_ns: it completes only when the whole GPU was free at once.
+cudaError_t launch_tail_probe(unsigned* arrived, unsigned target, int* timed_out, int blocks,
+                              uint64_t timeout_ns, cudaStream_t stream);
 // Every element := pattern (element bytes taken from the pattern's low bytes).
 cudaError_t launch_fill_pattern(void* data, int64_t elements, int element_size, uint64_t pattern,
                                 cudaStream_t stream);

@@ -1,6 +1,7 @@
 // The timing pass (workload_session.h, steps 4-5): interleaved candidate/baseline sample
 // pairs (triples with the incumbent) on inputs redrawn before each, until the stopping
 // criterion; then one more check against both references.
+#include <algorithm>
 #include <chrono>
 
 #include "kiln/worker/throttle_policy.h"
@@ -25,6 +26,9 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   std::vector<double> baseline_us;
   std::vector<double> event_us;
   std::vector<double> incumbent_us;
+  // The gated calls' own consistency (timing_consistency.h), reported so its margins can be
+  // checked against what honest kernels show.
+  std::vector<double> candidate_excess_us, candidate_tail_us, baseline_excess_us, baseline_tail_us;
   const bool with_incumbent = job_.incumbent != nullptr;
   int64_t discarded = 0;
   bool clocks_unseen = false;  // NVML answered not ok for some sample
@@ -90,6 +94,10 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
         job_.gpu->sm_clock_mhz.push_back(sample.sm_clock_mhz);
       }
     }
+    candidate_excess_us.push_back(c.event_us - c.span_us);
+    candidate_tail_us.push_back(c.tail_us);
+    baseline_excess_us.push_back(b.event_us - b.span_us);
+    baseline_tail_us.push_back(b.tail_us);
     if (keep) {
       candidate_us.push_back(c.span_us);
       baseline_us.push_back(b.span_us);
@@ -126,6 +134,14 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   result_->time_us = SampleStatistics::summarize(candidate_us);
   result_->baseline_time_us = SampleStatistics::summarize(baseline_us);
   result_->event_time_us = SampleStatistics::summarize(event_us);
+  auto spread = [](const std::vector<double>& v) {
+    return nlohmann::json{{"median", SampleStatistics::summarize(v).median},
+                          {"max", v.empty() ? 0.0 : *std::max_element(v.begin(), v.end())}};
+  };
+  result_->extra["timing_checks_us"] = {{"candidate_event_excess", spread(candidate_excess_us)},
+                                        {"candidate_tail", spread(candidate_tail_us)},
+                                        {"baseline_event_excess", spread(baseline_excess_us)},
+                                        {"baseline_tail", spread(baseline_tail_us)}};
   result_->speedup = result_->time_us->median > 0
                          ? result_->baseline_time_us->median / result_->time_us->median
                          : 0;

@@ -29,6 +29,19 @@ struct ConfinePolicy {
   // the home folder, not the job's folders: add those. /proc/self is kept as that name and
   // resolved when the policy is applied, so the policy may be built in another process.
   static ConfinePolicy for_cuda_process(const std::filesystem::path& cuda_root);
+
+  // Takes `files` out of what is readable. Landlock only allows, so a readable folder that
+  // holds one of them is replaced by its entries, recursively along the way to each hidden
+  // file, and the hidden files themselves are left out: the rest of the tree stays readable,
+  // entry by entry. Symbolic links are compared by what they resolve to.
+  void hide(const std::vector<std::filesystem::path>& files);
+
+  // The shared libraries whose file names start with "lib" + a prefix (e.g. "cublas" finds
+  // libcublas.so.13 and libcublasLt.so.13) in the library folders of the system and of
+  // `cuda_root` (lib64, targets/*/lib, extras/CUPTI/lib64): what hide() takes so that a banned
+  // vendor library cannot be read and mapped by hand.
+  static std::vector<std::filesystem::path> find_libraries(
+      const std::filesystem::path& cuda_root, const std::vector<std::string>& prefixes);
 };
 
 struct ConfineReport {

@@ -101,6 +101,7 @@ struct CallReply {
   bool hung = false;                    // did not finish within the hang timeout
   double event_us = 0;                  // CUDA events around the call
   double span_us = 0;                   // CUPTI: first GPU start to last GPU end in the window
+  double tail_us = 0;                   // gated: the stop event to the tail probe's end
   int kernels = 0;                      // kernels CUPTI saw in the window
   std::vector<std::string> hidden;      // hidden_stream_work findings
   std::vector<std::string> notes;       // charged and reported

@@ -1,0 +1,45 @@
+// Whether a gated call's timing evidence agrees with itself. CUPTI runs in the candidate's own
+// process, so the candidate can switch its records off; two clocks it cannot switch off
+// without breaking its own answer stand beside it (launch_gate.h):
+//   - the CUDA events on the launch stream, recorded while the launch gate still holds the
+//     GPU, so they time the GPU work between the gate and the stop event and nothing of the
+//     host. CUPTI's span of the same window must account for them: more event time than
+//     span beyond kEventMarginUs + kEventSlack * span is work CUPTI did not record
+//     (activity_record);
+//   - the gate itself: it fills the GPU while kiln_launch runs, so no other work of the
+//     process can run then (a hold that could not fill the GPU found work already running),
+//     and its tail probe completes only once the whole GPU was free: a tail longer than
+//     kTailMarginUs is work the launch stream did not wait for, still running after the
+//     call (hidden_stream_work).
+// The margins cover the fixed latencies between the events and the kernels they bracket; the
+// H200's figures are in runner/worker/README.md ("Timing that cannot be switched off").
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kiln::worker {
+
+struct TimingEvidence {
+  double event_us = 0;    // CUDA events: after the hold to the call's last launch-stream work
+  double span_us = 0;     // CUPTI: first to last recorded GPU work of the window
+  int gpu_records = 0;    // CUPTI's GPU records in the window
+  bool recorded = false;  // CUPTI recorded the window (its own markers are all there)
+  double tail_us = 0;     // the stop event to the tail probe's end
+  bool filled = true;     // the hold ran on every SM at once before kiln_launch was called
+  bool probe_timed_out = false;
+};
+
+struct TimingVerdict {
+  std::string unrecorded_work;           // activity_record's finding; empty when consistent
+  std::vector<std::string> unseen_work;  // hidden_stream_work's findings
+};
+
+inline constexpr double kQuietEventUs = 5;    // events around a call that launched nothing
+inline constexpr double kEventMarginUs = 15;  // events beyond the span, fixed part
+inline constexpr double kEventSlack = 0.05;   // events beyond the span, part of the span
+inline constexpr double kTailMarginUs = 25;   // the probe after an idle launch stream
+
+TimingVerdict judge_timing(const TimingEvidence& evidence);
+
+}  // namespace kiln::worker

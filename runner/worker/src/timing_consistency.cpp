@@ -1,0 +1,50 @@
+#include "kiln/worker/timing_consistency.h"
+
+#include <cstdio>
+
+namespace kiln::worker {
+
+namespace {
+
+std::string us(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f us", v);
+  return buffer;
+}
+
+}  // namespace
+
+TimingVerdict judge_timing(const TimingEvidence& e) {
+  TimingVerdict v;
+  if (e.recorded) {
+    const bool none = e.gpu_records == 0 && e.event_us > kQuietEventUs;
+    const double allowed = e.span_us * (1 + kEventSlack) + kEventMarginUs;
+    if (none || e.event_us > allowed) {
+      v.unrecorded_work = "CUDA events timed " + us(e.event_us) +
+                          " of GPU work on the launch stream, the activity record " +
+                          (none ? std::string("none at all")
+                                : us(e.span_us) + " (at most " + us(allowed) + " is latency)") +
+                          ": work ran that CUPTI did not record (switched off around a launch?)";
+    }
+  }
+  if (!e.filled) {
+    v.unseen_work.push_back(
+        "the GPU was busy with other work of the process when the call began (the launch gate "
+        "could not fill every SM): work left running by an earlier call or started by another "
+        "thread");
+  }
+  if (e.probe_timed_out) {
+    v.unseen_work.push_back(
+        "after the call's last launch-stream work the GPU did not become free within the tail "
+        "probe's timeout: work the launch stream did not wait for kept running");
+  } else if (e.tail_us > kTailMarginUs) {
+    v.unseen_work.push_back("work the launch stream did not wait for ran on for " + us(e.tail_us) +
+                            " after the call's last launch-stream work (at most " +
+                            us(kTailMarginUs) +
+                            " is latency): enqueue everything on the given stream, or make it wait "
+                            "for what you start elsewhere");
+  }
+  return v;
+}
+
+}  // namespace kiln::worker
