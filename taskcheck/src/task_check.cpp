@@ -5,6 +5,7 @@
 
 #include "gpu_checks.h"
 #include "kiln/base/file.h"
+#include "kiln/base/sha256.h"
 #include "kiln/compiler/compile_candidate.h"
 #include "kiln/compiler/kernel_build.h"
 #include "kiln/runner/runner_client.h"
@@ -85,9 +86,17 @@ std::vector<std::string> todo_lines(const tasks::Task& task) {
   return out;
 }
 
+// A build folder per source text: a check of an edited bundle rebuilds only what changed.
+fs::path keyed(const fs::path& work, const std::string& kind, const std::string& text) {
+  return work / (kind + "-" + sha256_hex(text).substr(0, 16));
+}
+
 Step build_step(const compiler::KernelBuild& builder, const tasks::Task& task,
-                compiler::BuildKind kind, const fs::path& source, const fs::path& dir,
+                compiler::BuildKind kind, const fs::path& source, const fs::path& work,
                 const std::string& id, const std::string& title, fs::path* library) {
+  auto text = read_file(source);
+  if (!text) return make_step(id, title, StepState::kFailed, text.error().message);
+  const fs::path dir = keyed(work, id, *text);
   compiler::BuildRequest request;
   request.kind = kind;
   request.source = source;
@@ -256,31 +265,31 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
   }
 
   // 3. Builds, as the worker builds them.
-  const fs::path work = options.work_dir / (task.name + "-" + task.sha256.substr(0, 12));
+  const fs::path& work = options.work_dir;
   const compiler::KernelBuild builder(options.toolchain);
   fs::path reference_so, ignored;
   recipe.start("building the CPU reference");
   const bool reference_built =
       recipe
           .add(build_step(builder, task, compiler::BuildKind::kReference, task.reference_path,
-                          work / "reference", "build_reference",
+                          work, "build_reference",
                           "the CPU reference builds (" + builder.toolchain().cxx + ")",
                           &reference_so))
           .state == StepState::kPassed;
   recipe.start("building the baseline");
   recipe.add(build_step(builder, task, compiler::BuildKind::kBaseline, task.baseline_path,
-                        work / "baseline", "build_baseline", "the baseline builds for " + task.arch,
+                        work, "build_baseline", "the baseline builds for " + task.arch,
                         &ignored));
   recipe.start("building the starter");
   recipe.add(build_step(builder, task, compiler::BuildKind::kCandidate, task.starter_path,
-                        work / "starter", "build_starter",
+                        work, "build_starter",
                         "the starter builds for " + task.arch +
                             " and passes the banned_symbols gate",
                         &ignored));
   if (!task.gpu_reference_path.empty()) {
     recipe.start("building the GPU reference");
     recipe.add(build_step(builder, task, compiler::BuildKind::kGpuReference,
-                          task.gpu_reference_path, work / "gpu_reference", "build_gpu_reference",
+                          task.gpu_reference_path, work, "build_gpu_reference",
                           "the GPU reference builds for " + task.arch, &ignored));
   }
 
@@ -292,7 +301,8 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
   const auto wrong = wrong_candidates(task, *starter);
   const fs::path reference = reference_built ? reference_so : fs::path();
   recipe.start("simulating the starter");
-  const SimOutcome starter_sim = simulate(options, task, work / "sim-starter", *starter, reference);
+  const SimOutcome starter_sim =
+      simulate(options, task, keyed(work, "sim", *starter), *starter, reference);
   const bool starter_ok =
       recipe.add(judge_sim_starter(starter_sim)).state == StepState::kPassed;
   for (size_t i = 0; i < wrong.size(); ++i) {
@@ -305,17 +315,17 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
       continue;
     }
     recipe.add(judge_sim_wrong(
-        wrong[i], simulate(options, task, work / ("sim-wrong-" + std::to_string(i)),
-                           wrong[i].source, reference)));
+        wrong[i], simulate(options, task, keyed(work, "sim", wrong[i].source), wrong[i].source, reference)));
   }
 
   // 6. The GPU.
   GpuInputs inputs{&task, *starter, *baseline, wrong, broken_candidate(*starter)};
   if (!options.runner || (options.runner->urls.empty() && !options.runner->local)) {
-    for (auto& step : gpu_steps_not_run(
-             inputs, "not run (no GPU): no runner is configured (KILN_RUNNER) and this machine "
-                     "has no GPU with kiln-worker"))
-      recipe.add(std::move(step), false);
+    const std::string why =
+        !options.runner ? "not run: the GPU steps were turned off (--no-gpu)"
+                        : "not run (no GPU): no runner is configured (KILN_RUNNER) and this "
+                          "machine has no GPU with kiln-worker";
+    for (auto& step : gpu_steps_not_run(inputs, why)) recipe.add(std::move(step), false);
   } else {
     runner::RunnerSelector selector(*options.runner);
     JobRunner run_job = [&](const json& body) -> Result<json> {
