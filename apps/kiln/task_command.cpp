@@ -88,7 +88,8 @@ int run_check(const CheckCommandOptions& options, const GlobalOptions& global) {
   check.max_cv = options.max_cv;
   check.kiln_version = version();
   if (!options.no_gpu)
-    check.runner = runner::runner_settings_from_environment({}, true, program_beside_self("kiln-worker"));
+    check.runner =
+        runner::runner_settings_from_environment({}, true, program_beside_self("kiln-worker"));
   check.progress = [](const std::string& line) { std::cout << line << std::endl; };
 
   const taskcheck::CheckReport report = taskcheck::check_task(bundle, check);
@@ -100,8 +101,7 @@ int run_check(const CheckCommandOptions& options, const GlobalOptions& global) {
     std::cerr << "kiln task check: " << written.error().message << "\n";
   else
     std::cout << "report: " << (report_dir / "report.json").string() << " and report.txt\n";
-  if (!report.sha256.empty())
-    std::cout << "freeze: sha256 " << report.sha256 << "\n";
+  if (!report.sha256.empty()) std::cout << "freeze: sha256 " << report.sha256 << "\n";
   if (report.any(taskcheck::StepState::kFlagged)) {
     std::cerr << "kiln task check: FLAGGED: a wrong candidate passed; this task must not be "
                  "frozen as it is\n";
@@ -120,12 +120,16 @@ Runner add_task_command(CLI::App& app, const GlobalOptions& global) {
 
   auto made = std::make_shared<NewOptions>();
   auto* create = command->add_subcommand(
-      "new", "Scaffold a task bundle (task.json, reference.cpp, baseline.cu, starter.cu, README.md)");
+      "new",
+      "Scaffold a task bundle (task.json, reference.cpp, baseline.cu, starter.cu, README.md)");
   create->add_option("name", made->name, "the task's name, [a-z0-9_]+")->required();
-  create->add_option("--from", made->from, "a kernel.cu (exporting kiln_launch) to use as the starter")
+  create
+      ->add_option("--from", made->from,
+                   "a kernel.cu (exporting kiln_launch) to use as the starter")
       ->check(CLI::ExistingFile);
   create->add_option("--like", made->like, "a task (name or folder) to copy as the starting point");
-  create->add_option("--dir", made->dir, "where the bundle's folder is made")->capture_default_str();
+  create->add_option("--dir", made->dir, "where the bundle's folder is made")
+      ->capture_default_str();
 
   auto checked = std::make_shared<CheckCommandOptions>();
   auto* check = command->add_subcommand(
@@ -143,14 +147,16 @@ Runner add_task_command(CLI::App& app, const GlobalOptions& global) {
                     "run only these sim_workloads (repeatable; default: all)");
   check->add_option("--seed", checked->seed, "seed of the simulator's input draws")
       ->capture_default_str();
-  check->add_option("--sim-time-limit", checked->sim_time_limit,
-                    "seconds one kiln-sim-run may take, building included")
+  check
+      ->add_option("--sim-time-limit", checked->sim_time_limit,
+                   "seconds one kiln-sim-run may take, building included")
       ->capture_default_str();
   check->add_option("--repeats", checked->repeats, "full benchmarks of the starter on the GPU")
       ->capture_default_str()
       ->check(CLI::Range(1, 10));
-  check->add_option("--max-cv", checked->max_cv,
-                    "timing budget: each workload's CV, and its medians' CV over repeats")
+  check
+      ->add_option("--max-cv", checked->max_cv,
+                   "timing budget: each workload's CV, and its medians' CV over repeats")
       ->capture_default_str();
   check->add_flag("--no-gpu", checked->no_gpu, "skip the GPU steps (reported not run)");
   check->add_flag("--require-gpu", checked->require_gpu,

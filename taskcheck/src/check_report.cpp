@@ -63,8 +63,8 @@ bool CheckReport::any(StepState state) const {
 
 std::string CheckReport::verdict() const {
   if (any(StepState::kFlagged))
-    return "FLAGGED: task " + task +
-           " let a wrong candidate through (" + ids_in(*this, StepState::kFlagged) +
+    return "FLAGGED: task " + task + " let a wrong candidate through (" +
+           ids_in(*this, StepState::kFlagged) +
            "); tighten its tolerance or fix its checks before freezing it";
   if (any(StepState::kFailed))
     return "FAILED: " + ids_in(*this, StepState::kFailed) + "; fix them and check again";

@@ -77,11 +77,10 @@ Step judge_benchmark(const std::string& id, const std::string& title,
     if (!gates.empty()) problems.push_back(which + "gates not passed: " + joined(gates));
     const json summary = r.value("summary", json::object());
     if (!summary.value("scored", false))
-      problems.push_back(which + "not scored (" + std::to_string(summary.value("passed", 0)) +
-                         "/" + std::to_string(summary.value("total", 0)) + " workloads passed)");
-    step.data["runs"].push_back({{"status", status},
-                                 {"summary", summary},
-                                 {"gates_not_passed", gates}});
+      problems.push_back(which + "not scored (" + std::to_string(summary.value("passed", 0)) + "/" +
+                         std::to_string(summary.value("total", 0)) + " workloads passed)");
+    step.data["runs"].push_back(
+        {{"status", status}, {"summary", summary}, {"gates_not_passed", gates}});
   }
   if (results.empty()) problems.push_back("no benchmark ran");
   if (!problems.empty()) {
@@ -96,9 +95,13 @@ Step judge_benchmark(const std::string& id, const std::string& title,
 
 Step judge_stability(const std::string& id, const std::vector<json>& results, double max_cv,
                      bool include_baseline) {
-  Step step{id, "timings stable: each workload's CV and the CV of its medians over repeats <= " +
-                    percent(max_cv),
-            StepState::kPassed, "", 0, json::object()};
+  Step step{id,
+            "timings stable: each workload's CV and the CV of its medians over repeats <= " +
+                percent(max_cv),
+            StepState::kPassed,
+            "",
+            0,
+            json::object()};
   // series name -> workload -> medians over the results; and the worst per-job CV.
   std::map<std::string, std::map<std::string, std::vector<double>>> medians;
   std::vector<std::string> problems;
@@ -152,8 +155,9 @@ Step judge_negative(const std::string& id, const std::string& title, const json&
   step.data = {{"status", status}, {"stage", stage}, {"failed_gates", failed}};
   if (status == "passed") {
     step.state = StepState::kFlagged;
-    step.detail = "the GPU verify job PASSED this wrong candidate: the task's tolerance or checks "
-                  "let it through";
+    step.detail =
+        "the GPU verify job PASSED this wrong candidate: the task's tolerance or checks "
+        "let it through";
     return step;
   }
   if (must_fail_to_build) {
@@ -241,9 +245,12 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
                                         "the baseline, run as a candidate, passes every gate of "
                                         "a full benchmark",
                                         {*result})
-                      : Step{"gpu_benchmark:baseline", "the baseline passes on the GPU",
-                             StepState::kFailed, "the job could not run: " + result.error().message,
-                             0, json::object()};
+                      : Step{"gpu_benchmark:baseline",
+                             "the baseline passes on the GPU",
+                             StepState::kFailed,
+                             "the job could not run: " + result.error().message,
+                             0,
+                             json::object()};
   } else {
     std::string libraries;
     for (const auto& l : task.baseline_libraries) libraries += (libraries.empty() ? "" : ", ") + l;
@@ -255,7 +262,8 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
                     "library); in the starter's benchmarks every output element was compared "
                     "with the baseline's at twice the tolerance and timed against it" +
                     (starter.state == StepState::kPassed ? "" : ", and those benchmarks failed"),
-                0, json::object()};
+                0,
+                json::object()};
   }
   baseline.seconds = since(start);
   out.push_back(baseline);
@@ -271,8 +279,11 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
       broken ? judge_negative("gpu_negative:broken",
                               "a candidate that does not compile is refused by the GPU worker",
                               *broken, true)
-             : Step{"gpu_negative:broken", "a candidate that does not compile is refused",
-                    StepState::kFailed, "the job could not run: " + broken.error().message, 0,
+             : Step{"gpu_negative:broken",
+                    "a candidate that does not compile is refused",
+                    StepState::kFailed,
+                    "the job could not run: " + broken.error().message,
+                    0,
                     json::object()};
   broken_step.seconds = since(start);
   out.push_back(broken_step);
@@ -280,13 +291,16 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
     start = std::chrono::steady_clock::now();
     say("gpu: verify job of " + wrong.name);
     auto result = job(runner::JobKind::kVerify, wrong.source);
-    Step step = result ? judge_negative("gpu_negative:" + wrong.name,
-                                        "the GPU verify job refuses " + wrong.name + " (" +
-                                            wrong.what + ")",
-                                        *result, false)
-                       : Step{"gpu_negative:" + wrong.name, "the GPU verify job refuses " + wrong.name,
-                              StepState::kFailed, "the job could not run: " + result.error().message,
-                              0, json::object()};
+    Step step = result ? judge_negative(
+                             "gpu_negative:" + wrong.name,
+                             "the GPU verify job refuses " + wrong.name + " (" + wrong.what + ")",
+                             *result, false)
+                       : Step{"gpu_negative:" + wrong.name,
+                              "the GPU verify job refuses " + wrong.name,
+                              StepState::kFailed,
+                              "the job could not run: " + result.error().message,
+                              0,
+                              json::object()};
     step.seconds = since(start);
     out.push_back(step);
   }

@@ -41,14 +41,13 @@ ordered example_task_json(const std::string& name) {
   for (const auto& [label, n] : std::vector<std::pair<std::string, int64_t>>{
            {"1M", 1 << 20}, {"16M", 1 << 24}, {"64M", 1 << 26}})
     task["workloads"].push_back({{"name", label}, {"N", n}});
-  task["sim_workloads"] = ordered::array({{{"name", "1000"}, {"N", 1000}},
-                                          {{"name", "4097"}, {"N", 4097}}});
+  task["sim_workloads"] =
+      ordered::array({{{"name", "1000"}, {"N", 1000}}, {{"name", "4097"}, {"N", 4097}}});
   task["tolerance"] = {{"atol", 1e-6}, {"rtol", 1e-6}, {"max_mismatch_fraction", 0}};
   task["flops"] = "N";
   task["bytes"] = "8*N";
-  task["baseline"] = {{"name", "one thread per element"},
-                      {"file", "baseline.cu"},
-                      {"libraries", ordered::array()}};
+  task["baseline"] = {
+      {"name", "one thread per element"}, {"file", "baseline.cu"}, {"libraries", ordered::array()}};
   task["banned_symbols"] = {"cublas", "cublasLt", "cudnn", "cutlass"};
   task["rules"] = {
       "Enqueue all GPU work on the stream passed to kiln_launch; use no other stream or thread.",
@@ -64,7 +63,8 @@ ordered example_task_json(const std::string& name) {
   return task;
 }
 
-Status write_all(const fs::path& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+Status write_all(const fs::path& dir,
+                 const std::vector<std::pair<std::string, std::string>>& files) {
   for (const auto& [name, text] : files) {
     std::error_code error;
     fs::create_directories((dir / name).parent_path(), error);

@@ -4,8 +4,11 @@
 
 namespace kiln::taskcheck::templates {
 
-inline constexpr const char* kReference = R"CPP(// The CPU reference of task NAME: the exact answer the harness compares every candidate with.
-// Plain C++ (g++ -std=c++20 -Wall -Wextra -Werror), host pointers, the ABI of kiln/abi.h:
+// clang-format off: these are files, kept as they are written out.
+
+inline constexpr const char* kReference =
+    R"TXT(// The CPU reference of task NAME: the exact answer the harness compares every candidate with.
+// Plain C++ (kiln builds it with g++ -std=c++20 -O3), host pointers, the ABI of kiln/abi.h:
 // tensors in the order of task.json's signature (inputs, then outputs), scalars likewise.
 // Replace the computation below with yours; compute in double where it matters, and round to
 // the output's dtype once.
@@ -28,7 +31,7 @@ extern "C" int kiln_reference(const kiln_tensor* tensors, int n_tensors,
     out[i * y.strides[0]] = static_cast<float>(alpha * static_cast<double>(in[i * x.strides[0]]));
   return KILN_OK;
 }
-)CPP";
+)TXT";
 
 // The starter and the baseline share this kernel; the baseline launches one thread per
 // element, the starter a capped grid that strides.
@@ -65,7 +68,8 @@ inline constexpr const char* kStarterTail = R"CUDA(  int64_t blocks = (n + threa
 }
 )CUDA";
 
-inline constexpr const char* kBaselineTail = R"CUDA(  const int64_t blocks = (n + threads - 1) / threads;  // one thread per element
+inline constexpr const char* kBaselineTail =
+    R"CUDA(  const int64_t blocks = (n + threads - 1) / threads;  // one thread per element
   NAME_scale<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
       static_cast<const float*>(x.data), static_cast<float*>(y.data), n,
       static_cast<float>(scalars[0].value.f));
@@ -129,5 +133,7 @@ files and in task.json, then run `kiln task check DIR` until it says PASSED.
 tasks/FORMAT.md in kiln's source is the full reference: every check the loader makes, the ABI,
 the task hash, and what `kiln task check` runs.
 )MD";
+
+// clang-format on
 
 }  // namespace kiln::taskcheck::templates

@@ -17,16 +17,10 @@ constexpr size_t kStderrTail = 4000;
 
 SimOutcome run_sim(const SimRequest& request) {
   ProcessSpec spec;
-  spec.argv = {request.program.string(),
-               "--task",
-               request.task_dir.string(),
-               "--source",
-               request.source.string(),
-               "--build-dir",
-               request.build_dir.string(),
-               "--seed",
-               std::to_string(request.seed),
-               "--progress"};  // one JSON object per line, the report last
+  spec.argv = {
+      request.program.string(),     "--task",      request.task_dir.string(),  "--source",
+      request.source.string(),      "--build-dir", request.build_dir.string(), "--seed",
+      std::to_string(request.seed), "--progress"};  // one JSON object per line, the report last
   if (!request.reference.empty())
     spec.argv.insert(spec.argv.end(), {"--reference", request.reference.string()});
   for (const auto& workload : request.workloads)
@@ -60,7 +54,8 @@ SimOutcome run_sim(const SimRequest& request) {
                     "; build the kiln-sim-run target (it must lie beside kiln)";
       return out;
     case ProcessExit::How::kTimedOut:
-      out.problem = "kiln-sim-run ran past " + std::to_string(static_cast<int>(request.time_limit_s)) +
+      out.problem = "kiln-sim-run ran past " +
+                    std::to_string(static_cast<int>(request.time_limit_s)) +
                     " s; pass --sim-time-limit S, or fewer --sim-workload";
       return out;
     case ProcessExit::How::kSignaled:
@@ -97,7 +92,8 @@ std::string workload_summary(const json& report, bool failures_only) {
   for (const auto& w : report["workloads"]) {
     const bool pass = w.value("pass", false);
     if (failures_only && pass) continue;
-    std::string line = w.value("workload", w.value("name", std::string("?"))) + ": " + w.value("status", "?");
+    std::string line =
+        w.value("workload", w.value("name", std::string("?"))) + ": " + w.value("status", "?");
     const std::string message = w.value("message", "");
     if (!pass && !message.empty()) line += " (" + message.substr(0, 160) + ")";
     out += (out.empty() ? "" : "; ") + line;

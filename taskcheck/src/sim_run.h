@@ -22,9 +22,9 @@ struct SimRequest {
 };
 
 struct SimOutcome {
-  bool ran = false;      // a report came back
-  std::string problem;   // when !ran, or the report says ok: false: what went wrong
-  std::string stage;     // the report's stage when ok is false (build_candidate, ...)
+  bool ran = false;       // a report came back
+  std::string problem;    // when !ran, or the report says ok: false: what went wrong
+  std::string stage;      // the report's stage when ok is false (build_candidate, ...)
   nlohmann::json report;  // kiln-sim-run's report (ok, passed, total, workloads)
   int passed = 0;
   int total = 0;

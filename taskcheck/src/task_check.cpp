@@ -160,9 +160,9 @@ Step judge_sim_starter(const SimOutcome& sim) {
 }
 
 Step judge_sim_wrong(const WrongCandidate& wrong, const SimOutcome& sim) {
-  Step step = make_step("sim_negative:" + wrong.name,
-                        "simulate refuses " + wrong.name + " (" + wrong.what + ")",
-                        StepState::kPassed, "");
+  Step step =
+      make_step("sim_negative:" + wrong.name,
+                "simulate refuses " + wrong.name + " (" + wrong.what + ")", StepState::kPassed, "");
   step.data = {{"passed", sim.passed}, {"total", sim.total}, {"sim_seconds", sim.seconds}};
   if (!sim.ran || !sim.problem.empty()) {
     // kiln wrote this candidate from the starter: not running it is kiln's or the bundle's
@@ -210,8 +210,8 @@ Step negative_compile(const CheckOptions& options, const tasks::Task& task,
     step.detail = "the broken candidate compiled: kiln's compile step is not working";
   } else if (!hit) {
     step.state = StepState::kFailed;
-    step.detail = "the compile failed, but no error diagnostic names line " +
-                  std::to_string(line) + " of kernel.cu: " + result->log.substr(0, 600);
+    step.detail = "the compile failed, but no error diagnostic names line " + std::to_string(line) +
+                  " of kernel.cu: " + result->log.substr(0, 600);
   } else {
     step.detail = "refused: " + hit->to_string().substr(0, 300);
   }
@@ -271,21 +271,18 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
   recipe.start("building the CPU reference");
   const bool reference_built =
       recipe
-          .add(build_step(builder, task, compiler::BuildKind::kReference, task.reference_path,
-                          work, "build_reference",
+          .add(build_step(builder, task, compiler::BuildKind::kReference, task.reference_path, work,
+                          "build_reference",
                           "the CPU reference builds (" + builder.toolchain().cxx + ")",
                           &reference_so))
           .state == StepState::kPassed;
   recipe.start("building the baseline");
-  recipe.add(build_step(builder, task, compiler::BuildKind::kBaseline, task.baseline_path,
-                        work, "build_baseline", "the baseline builds for " + task.arch,
-                        &ignored));
+  recipe.add(build_step(builder, task, compiler::BuildKind::kBaseline, task.baseline_path, work,
+                        "build_baseline", "the baseline builds for " + task.arch, &ignored));
   recipe.start("building the starter");
-  recipe.add(build_step(builder, task, compiler::BuildKind::kCandidate, task.starter_path,
-                        work, "build_starter",
-                        "the starter builds for " + task.arch +
-                            " and passes the banned_symbols gate",
-                        &ignored));
+  recipe.add(build_step(
+      builder, task, compiler::BuildKind::kCandidate, task.starter_path, work, "build_starter",
+      "the starter builds for " + task.arch + " and passes the banned_symbols gate", &ignored));
   if (!task.gpu_reference_path.empty()) {
     recipe.start("building the GPU reference");
     recipe.add(build_step(builder, task, compiler::BuildKind::kGpuReference,
@@ -303,8 +300,7 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
   recipe.start("simulating the starter");
   const SimOutcome starter_sim =
       simulate(options, task, keyed(work, "sim", *starter), *starter, reference);
-  const bool starter_ok =
-      recipe.add(judge_sim_starter(starter_sim)).state == StepState::kPassed;
+  const bool starter_ok = recipe.add(judge_sim_starter(starter_sim)).state == StepState::kPassed;
   for (size_t i = 0; i < wrong.size(); ++i) {
     recipe.start("simulating wrong candidate " + wrong[i].name);
     if (!starter_ok) {
@@ -315,7 +311,8 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
       continue;
     }
     recipe.add(judge_sim_wrong(
-        wrong[i], simulate(options, task, keyed(work, "sim", wrong[i].source), wrong[i].source, reference)));
+        wrong[i],
+        simulate(options, task, keyed(work, "sim", wrong[i].source), wrong[i].source, reference)));
   }
 
   // 6. The GPU.

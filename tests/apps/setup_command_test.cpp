@@ -137,8 +137,8 @@ TEST_F(SetupTest, ABundleOutsideTheTasksFolderIsRecordedByItsPathAndHash) {
   ASSERT_EQ(listed.code, 0) << listed.err;
   const std::string hash12 = listed.out.substr(listed.out.find("sha256:") + 7, 12);
 
-  Ran ran = kiln({"--tasks-dir", tasks_.string(), "setup", "--task", (elsewhere / "my_rms").string(),
-                  "--out", dir_.path().string(), "--name", "ext"});
+  Ran ran = kiln({"--tasks-dir", tasks_.string(), "setup", "--task",
+                  (elsewhere / "my_rms").string(), "--out", dir_.path().string(), "--name", "ext"});
   ASSERT_EQ(ran.code, 0) << ran.err;
   EXPECT_THAT(ran.out, HasSubstr("bundle " + (elsewhere / "my_rms").string()));
   json manifest = json::parse(read_text(dir_ / "ext" / "manifest.json"));

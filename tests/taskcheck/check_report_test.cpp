@@ -27,9 +27,9 @@ CheckReport report(std::vector<Step> steps) {
 }
 
 TEST(CheckReport, AFlaggedStepMakesTheVerdictFlaggedEvenBesideAFailure) {
-  const CheckReport r = report({step("load", StepState::kPassed),
-                                step("sim_starter", StepState::kFailed),
-                                step("sim_negative:perturb_one[y]", StepState::kFlagged)});
+  const CheckReport r =
+      report({step("load", StepState::kPassed), step("sim_starter", StepState::kFailed),
+              step("sim_negative:perturb_one[y]", StepState::kFlagged)});
   EXPECT_FALSE(r.passed());
   EXPECT_THAT(r.verdict(), HasSubstr("FLAGGED"));
   EXPECT_THAT(r.verdict(), HasSubstr("sim_negative:perturb_one[y]"));
@@ -37,8 +37,8 @@ TEST(CheckReport, AFlaggedStepMakesTheVerdictFlaggedEvenBesideAFailure) {
 }
 
 TEST(CheckReport, AStepNotRunIsNeverCountedAsPassed) {
-  const CheckReport r = report({step("load", StepState::kPassed),
-                                step("gpu_benchmark:starter", StepState::kNotRun)});
+  const CheckReport r =
+      report({step("load", StepState::kPassed), step("gpu_benchmark:starter", StepState::kNotRun)});
   EXPECT_TRUE(r.passed());
   EXPECT_FALSE(r.complete());
   EXPECT_THAT(r.verdict(), HasSubstr("not run: gpu_benchmark:starter"));
@@ -54,8 +54,8 @@ TEST(CheckReport, EveryStepPassedGivesTheHashToFreeze) {
 
 TEST(CheckReport, WritesJsonAndTextWithEveryStep) {
   TempDir dir;
-  const CheckReport r = report({step("load", StepState::kPassed),
-                                step("build_starter", StepState::kFailed)});
+  const CheckReport r =
+      report({step("load", StepState::kPassed), step("build_starter", StepState::kFailed)});
   ASSERT_TRUE(write_report(r, dir / "out"));
   const json j = json::parse(read_text(dir / "out" / "report.json"));
   EXPECT_EQ(j["sha256"], "abc123");

@@ -43,8 +43,8 @@ TEST(JudgeBenchmark, AGateNotRunFailsIt) {
 }
 
 TEST(JudgeStability, StableRepeatsPass) {
-  const Step s = judge_stability("s", {benchmark(10, 0.01, 12, 0.01), benchmark(10.1, 0.01, 12.1, 0.01)},
-                                 0.05, true);
+  const Step s = judge_stability(
+      "s", {benchmark(10, 0.01, 12, 0.01), benchmark(10.1, 0.01, 12.1, 0.01)}, 0.05, true);
   EXPECT_EQ(s.state, StepState::kPassed) << s.detail;
 }
 
@@ -55,8 +55,8 @@ TEST(JudgeStability, AJobCvOverTheBudgetFails) {
 }
 
 TEST(JudgeStability, MediansThatMoveBetweenRepeatsFail) {
-  const Step s =
-      judge_stability("s", {benchmark(10, 0.01, 12, 0.01), benchmark(14, 0.01, 12, 0.01)}, 0.05, true);
+  const Step s = judge_stability(
+      "s", {benchmark(10, 0.01, 12, 0.01), benchmark(14, 0.01, 12, 0.01)}, 0.05, true);
   EXPECT_EQ(s.state, StepState::kFailed);
   EXPECT_THAT(s.detail, HasSubstr("starter w1: medians over 2 runs"));
 }
@@ -102,7 +102,10 @@ TEST(GpuStepsNotRun, EveryGpuStepIsReportedNotRunWithWhy) {
 TEST(GpuSteps, RunsTheStarterRepeatsTheBaselineAndEveryNegativeThroughTheJobRunner) {
   auto task = tasks::load_task(std::filesystem::path(KILN_TASKS_DIR) / "rmsnorm");
   ASSERT_TRUE(task) << task.error().message;
-  GpuInputs inputs{&*task, "starter", "baseline", {{WrongKind::kUnwritten, "unwritten", "w", "wrong"}},
+  GpuInputs inputs{&*task,
+                   "starter",
+                   "baseline",
+                   {{WrongKind::kUnwritten, "unwritten", "w", "wrong"}},
                    "broken"};
   CheckOptions options;
   options.repeats = 2;
@@ -112,7 +115,8 @@ TEST(GpuSteps, RunsTheStarterRepeatsTheBaselineAndEveryNegativeThroughTheJobRunn
     jobs.push_back(body["kind"].get<std::string>() + ":" + source);
     if (source == "broken") return json{{"status", "failed"}, {"stage", "build"}, {"error", "e"}};
     if (source == "wrong")
-      return json{{"status", "failed"}, {"stage", "verify"}, {"gates", {gate("correctness", "failed")}}};
+      return json{
+          {"status", "failed"}, {"stage", "verify"}, {"gates", {gate("correctness", "failed")}}};
     return benchmark(10, 0.01, 12, 0.01);
   });
   // rmsnorm's baseline links no library, so it runs as a candidate too.

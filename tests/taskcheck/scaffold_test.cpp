@@ -66,7 +66,8 @@ TEST(Scaffold, FromMakesTheGivenKernelTheStarter) {
   TempDir dir;
   const std::string kernel = "#include \"kiln/abi.h\"\n// mine\nextern \"C\" int kiln_launch();\n";
   write_text(dir / "mine.cu", kernel);
-  auto made = scaffold_task({"mine", dir.path(), fs::path(KILN_TASKS_DIR) / "rmsnorm", dir / "mine.cu"});
+  auto made =
+      scaffold_task({"mine", dir.path(), fs::path(KILN_TASKS_DIR) / "rmsnorm", dir / "mine.cu"});
   ASSERT_TRUE(made) << made.error().message;
   EXPECT_EQ(read_text(*made / "starter.cu"), kernel);
   auto plain = scaffold_task({"mine2", dir.path(), {}, dir / "mine.cu"});

@@ -43,12 +43,19 @@ std::map<std::string, std::string> states(const fs::path& report) {
 class TaskCheckTest : public ::testing::Test {
  protected:
   Ran check(const std::string& task, std::vector<std::string> more = {}) {
-    std::vector<std::string> args = {"task",         "check", task, "--work-dir", (dir_ / "work").string(),
-                                     "--report-dir", (dir_ / "report").string()};
+    std::vector<std::string> args = {"task",
+                                     "check",
+                                     task,
+                                     "--work-dir",
+                                     (dir_ / "work").string(),
+                                     "--report-dir",
+                                     (dir_ / "report").string()};
     args.insert(args.end(), more.begin(), more.end());
     return kiln(args, dir_.path());
   }
-  std::map<std::string, std::string> report_states() { return states(dir_ / "report" / "report.json"); }
+  std::map<std::string, std::string> report_states() {
+    return states(dir_ / "report" / "report.json");
+  }
   TempDir dir_;
 };
 
@@ -72,9 +79,9 @@ TEST_F(TaskCheckTest, Fp16GemmPassesTheSimPartAndEveryNegativeTest) {
   Ran ran = check("fp16_gemm", {"--sim-workload", "33x17x40", "--no-gpu"});
   ASSERT_EQ(ran.code, 0) << ran.out << ran.err;
   auto s = report_states();
-  for (const char* id : {"build_gpu_reference", "negative_compile", "sim_starter",
-                         "sim_negative:perturb_one[C]", "sim_negative:drop_tail[C]",
-                         "sim_negative:unwritten"})
+  for (const char* id :
+       {"build_gpu_reference", "negative_compile", "sim_starter", "sim_negative:perturb_one[C]",
+        "sim_negative:drop_tail[C]", "sim_negative:unwritten"})
     EXPECT_EQ(s[id], "passed") << id;
   EXPECT_EQ(s["gpu_stability"], "not_run");
   EXPECT_THAT(ran.out, HasSubstr("--no-gpu"));
@@ -125,8 +132,8 @@ TEST_F(TaskCheckTest, TheScaffoldFailsItsTemplateStepUntilFilledInThenPasses) {
 }
 
 TEST_F(TaskCheckTest, NewLikeAndFromMakeABundleThatLoads) {
-  write_text(dir_ / "mine.cu", read_text(fs::path(KILN_TASKS_DIR) / "fp16_gemm" / "starter.cu") +
-                                   "// my variant\n");
+  write_text(dir_ / "mine.cu",
+             read_text(fs::path(KILN_TASKS_DIR) / "fp16_gemm" / "starter.cu") + "// my variant\n");
   Ran made = kiln({"task", "new", "my_gemm", "--like", "fp16_gemm", "--from",
                    (dir_ / "mine.cu").string(), "--dir", dir_.path().string()},
                   dir_.path());

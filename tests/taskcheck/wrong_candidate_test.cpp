@@ -35,9 +35,9 @@ std::vector<std::string> names(const std::vector<WrongCandidate>& candidates) {
 }
 
 TEST(WrongCandidate, OnePerturbedAndOneDroppedTailPerOutputThenOneUnwritten) {
-  EXPECT_THAT(names(wrong_candidates(two_output_task(), kStarter)),
-              ElementsAre("perturb_one[a]", "perturb_one[b]", "drop_tail[a]", "drop_tail[b]",
-                          "unwritten"));
+  EXPECT_THAT(
+      names(wrong_candidates(two_output_task(), kStarter)),
+      ElementsAre("perturb_one[a]", "perturb_one[b]", "drop_tail[a]", "drop_tail[b]", "unwritten"));
 }
 
 TEST(WrongCandidate, IncludesTheStarterWithItsLaunchRenamedAndExportsItsOwn) {

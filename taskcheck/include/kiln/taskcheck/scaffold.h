@@ -13,10 +13,10 @@
 namespace kiln::taskcheck {
 
 struct ScaffoldOptions {
-  std::string name;                 // [a-z0-9_]+; the folder's name and task.json's `name`
-  std::filesystem::path parent;     // the bundle is made at parent/name (must not exist)
-  std::filesystem::path like;       // a bundle folder to copy; empty: the generic example
-  std::filesystem::path from;       // a kernel.cu to use as starter.cu; empty: the template's
+  std::string name;              // [a-z0-9_]+; the folder's name and task.json's `name`
+  std::filesystem::path parent;  // the bundle is made at parent/name (must not exist)
+  std::filesystem::path like;    // a bundle folder to copy; empty: the generic example
+  std::filesystem::path from;    // a kernel.cu to use as starter.cu; empty: the template's
 };
 
 // Writes the bundle and returns its folder.

@@ -25,16 +25,16 @@
 namespace kiln::taskcheck {
 
 struct CheckOptions {
-  compiler::Toolchain toolchain;      // probed (nvcc_version set) by the caller
-  std::filesystem::path sim_runner;   // kiln-sim-run
-  std::filesystem::path work_dir;     // builds, kept between checks (each build is cached)
+  compiler::Toolchain toolchain;           // probed (nvcc_version set) by the caller
+  std::filesystem::path sim_runner;        // kiln-sim-run
+  std::filesystem::path work_dir;          // builds, kept between checks (each build is cached)
   std::vector<std::string> sim_workloads;  // names from sim_workloads; empty: all
   uint64_t seed = 1;
   double sim_time_limit_s = 300;  // per kiln-sim-run, building included
   // The GPU: a configured runner (KILN_RUNNER) or this machine's GPU; empty: the GPU steps are
   // not run.
   std::optional<runner::RunnerSettings> runner;
-  int repeats = 2;      // full benchmarks of the starter
+  int repeats = 2;       // full benchmarks of the starter
   double max_cv = 0.05;  // per workload: each job's CV and the medians' CV across repeats
   std::string kiln_version;
   // One line per step as it starts and ends (the CLI prints them).
