@@ -16,7 +16,7 @@ set(_owners
   "engines/ptx/=kiln_ptx" "engines/compiler/=kiln_compiler"
   "engines/sim/runtime/=kiln_cudart_sim" "engines/sim/=kiln_sim" "engines/check/=kiln_check"
   "frontier/=kiln_frontier" "replay/=kiln_replay" "runner/protocol/=kiln_runner_protocol"
-  "runner/worker/=kiln_worker_gpu" "runner/=kiln_runner" "tools/=kiln_tools" "apps/=apps")
+  "runner/worker/=kiln_worker_gpu" "runner/=kiln_runner" "tools/=kiln_tools" "taskcheck/=kiln_taskcheck" "apps/=apps")
 
 function(_owner path out)
   foreach(entry IN LISTS _owners)
@@ -52,11 +52,12 @@ file(GLOB_RECURSE _sources RELATIVE ${KILN_ROOT}
   ${KILN_ROOT}/engines/*.cpp ${KILN_ROOT}/engines/*.h ${KILN_ROOT}/engines/*.cu
   ${KILN_ROOT}/frontier/*.cpp ${KILN_ROOT}/frontier/*.h ${KILN_ROOT}/replay/*.cpp
   ${KILN_ROOT}/replay/*.h ${KILN_ROOT}/runner/*.cpp
-  ${KILN_ROOT}/runner/*.h ${KILN_ROOT}/runner/*.cu ${KILN_ROOT}/tools/*.cpp ${KILN_ROOT}/tools/*.h)
+  ${KILN_ROOT}/runner/*.h ${KILN_ROOT}/runner/*.cu ${KILN_ROOT}/tools/*.cpp ${KILN_ROOT}/tools/*.h
+  ${KILN_ROOT}/taskcheck/*.cpp ${KILN_ROOT}/taskcheck/*.h)
 file(GLOB_RECURSE _headers RELATIVE ${KILN_ROOT} ${KILN_ROOT}/*/include/kiln/*.h
   ${KILN_ROOT}/*/*/include/kiln/*.h ${KILN_ROOT}/*/*/*/include/kiln/*.h)
 list(FILTER _sources EXCLUDE REGEX "^(kb/zoo/[^/]+/|tasks/[^/]+/(baseline|starter|reference))")
-list(FILTER _sources INCLUDE REGEX "^(base|mcp|tasks|kb|engines|frontier|replay|runner|tools)/")
+list(FILTER _sources INCLUDE REGEX "^(base|mcp|tasks|kb|engines|frontier|replay|runner|tools|taskcheck)/")
 list(FILTER _headers EXCLUDE REGEX "(^|/)(build[^/]*|node_modules)/")
 
 set(_problems "")

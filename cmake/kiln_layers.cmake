@@ -42,6 +42,10 @@ set(_kiln_may_link_kiln_worker_gpu_sim kiln_base kiln_confine kiln_tasks kiln_co
 # Recorded sessions replayed and traced: a client of MCP over stdio or HTTP, reading the
 # recording with the frontier's session counting; nothing of the engines, runner or tools.
 set(_kiln_may_link_kiln_replay kiln_base kiln_mcp kiln_frontier)
+# Authoring and checking a task bundle (kiln task new/check): the loader, the build step, the
+# runner's client; never MCP or the tools.
+set(_kiln_may_link_kiln_taskcheck kiln_base kiln_http kiln_tasks kiln_ptx kiln_compiler
+    kiln_runner kiln_runner_protocol)
 # The MCP tool handlers: everything above, nothing of the programs.
 set(_kiln_may_link_kiln_tools kiln_base kiln_sqlite kiln_http kiln_mcp kiln_tasks kiln_kb
     kiln_ptx kiln_compiler kiln_sim kiln_check kiln_frontier kiln_runner kiln_runner_protocol)

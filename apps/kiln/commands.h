@@ -13,6 +13,7 @@ using Runner = std::function<int()>;
 Runner add_mcp_command(CLI::App& app, const GlobalOptions& global);
 Runner add_call_command(CLI::App& app, const GlobalOptions& global);
 Runner add_tasks_command(CLI::App& app, const GlobalOptions& global);
+Runner add_task_command(CLI::App& app, const GlobalOptions& global);
 Runner add_kb_command(CLI::App& app, const GlobalOptions& global);
 Runner add_runner_command(CLI::App& app, const GlobalOptions& global);
 Runner add_setup_command(CLI::App& app, const GlobalOptions& global);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   Runner mcp = add_mcp_command(app, global);
   Runner call = add_call_command(app, global);
   Runner tasks = add_tasks_command(app, global);
+  Runner task = add_task_command(app, global);
   Runner kb = add_kb_command(app, global);
   Runner runner = add_runner_command(app, global);
   Runner setup = add_setup_command(app, global);
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("mcp")) return mcp();
     if (app.got_subcommand("call")) return call();
     if (app.got_subcommand("tasks")) return tasks();
+    if (app.got_subcommand("task")) return task();
     if (app.got_subcommand("kb")) return kb();
     if (app.got_subcommand("runner")) return runner();
     if (app.got_subcommand("setup")) return setup();

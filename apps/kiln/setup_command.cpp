@@ -90,7 +90,10 @@ int setup(const SetupOptions& options, const GlobalOptions& global) {
   if (task_name.empty()) return fail("--task NAME is required (see `kiln tasks list`)");
   fs::path bundle =
       fs::exists(fs::path(task_name) / "task.json") ? fs::path(task_name) : tasks_dir / task_name;
-  auto task = tasks::load_task(fs::absolute(bundle));
+  // A folder outside kiln's tasks is recorded as an absolute, normal path (no "..", no "/").
+  bundle = fs::absolute(bundle).lexically_normal();
+  if (bundle.filename().empty()) bundle = bundle.parent_path();
+  auto task = tasks::load_task(bundle);
   if (!task) return fail(task.error().message + " (see `kiln tasks list`)");
 
   frontier::Budget budget;
@@ -178,7 +181,9 @@ int setup(const SetupOptions& options, const GlobalOptions& global) {
   std::cout << "prepared run " << name << " in " << run_dir.string() << "\n"
             << "  task " << task->name << " sha256 " << task->sha256.substr(0, 12) << "…, "
             << task->workloads.size() << " workloads; starter in "
-            << (candidates / "scratch" / "kernel.cu").string() << "\n";
+            << (candidates / "scratch" / "kernel.cu").string() << "\n"
+            << "  bundle " << task->dir.string() << " (frozen: the run refuses to start if it "
+            << "changes)\n";
   if (manifest.runners.empty() && !runner::local_gpu_indices().empty()) {
     std::cout << "  no --remote runner: the GPU tools will use this machine's GPU (a runner kiln "
                  "starts in the MCP server), or KILN_RUNNER=URL when starting the agent.\n";

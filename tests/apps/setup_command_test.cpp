@@ -126,6 +126,30 @@ TEST_F(SetupTest, MakesARunDirectoryAndSaysWhatToDoNext) {
   EXPECT_THAT(ran.out, HasSubstr("/goal Read ../PROMPT.md"));
 }
 
+TEST_F(SetupTest, ABundleOutsideTheTasksFolderIsRecordedByItsPathAndHash) {
+  const fs::path elsewhere = dir_ / "my_tasks";
+  fs::create_directories(elsewhere);
+  fs::copy(tasks_ / "rmsnorm", elsewhere / "my_rms", fs::copy_options::recursive);
+  std::string task = read_text(elsewhere / "my_rms" / "task.json");
+  task.replace(task.find("\"rmsnorm\""), 9, "\"my_rms\"");
+  write_text(elsewhere / "my_rms" / "task.json", task);
+  Ran listed = kiln({"--tasks-dir", elsewhere.string(), "tasks", "list"});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  const std::string hash12 = listed.out.substr(listed.out.find("sha256:") + 7, 12);
+
+  Ran ran = kiln({"--tasks-dir", tasks_.string(), "setup", "--task",
+                  (elsewhere / "my_rms").string(), "--out", dir_.path().string(), "--name", "ext"});
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_THAT(ran.out, HasSubstr("bundle " + (elsewhere / "my_rms").string()));
+  json manifest = json::parse(read_text(dir_ / "ext" / "manifest.json"));
+  EXPECT_EQ(manifest["task"]["name"], "my_rms");
+  EXPECT_EQ(manifest["task"]["dir"], (elsewhere / "my_rms").string());
+  EXPECT_EQ(manifest["task"]["sha256"].get<std::string>().substr(0, 12), hash12);
+  EXPECT_TRUE(manifest["task"]["files"].contains("starter.cu"));
+  EXPECT_EQ(read_text(dir_ / "ext" / "worktree/candidates/my_rms/scratch/kernel.cu"),
+            read_text(elsewhere / "my_rms" / "starter.cu"));
+}
+
 TEST_F(SetupTest, RefusesToOverwriteAnExistingRun) {
   ASSERT_EQ(setup().code, 0);
   write_text(run_ / "PROMPT.md", "the agent's notes");

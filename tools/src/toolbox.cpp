@@ -5,6 +5,8 @@
 
 #include "conformance/fixtures.h"
 #include "kiln/base/env.h"
+#include "kiln/base/program_path.h"
+#include "kiln/compiler/toolchain.h"
 #include "kiln/frontier/live_log.h"
 #include "kiln/frontier/result_store.h"
 #include "kiln/frontier/run_manifest.h"
@@ -19,14 +21,17 @@ namespace kiln::tools {
 namespace {
 
 // The ABI header's folder: KILN_ABI_INCLUDE, else the task bundles' include/ (tasks/include in
-// the source tree), else the folder beside them.
+// the source tree), else the folder beside them, else where the toolchain finds it (beside the
+// executable, the source tree): a run's bundle may lie outside kiln's tasks (kiln setup --task
+// DIR), with no kiln/abi.h near it.
 std::filesystem::path abi_include(const std::filesystem::path& tasks_dir) {
   std::error_code error;
   if (auto dir = env_value("KILN_ABI_INCLUDE")) return *dir;
   for (const auto& dir : {tasks_dir / "include", tasks_dir / ".." / "include"}) {
     if (std::filesystem::exists(dir / "kiln" / "abi.h", error)) return dir;
   }
-  return tasks_dir / "include";
+  auto found = compiler::toolchain_from_environment(program_beside_self("kiln")).abi_include;
+  return found.empty() ? tasks_dir / "include" : found;
 }
 
 // Where every tool that takes a candidate finds its file: the run directory (the working
