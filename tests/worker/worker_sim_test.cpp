@@ -79,6 +79,11 @@ TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
   const std::vector<Job> jobs = {
       {"fp16_gemm-starter", "verify", "fp16_gemm", tasks / "fp16_gemm" / "starter.cu", {}},
       {"rmsnorm-starter", "verify", "rmsnorm", tasks / "rmsnorm" / "starter.cu", {}},
+      {"attention_fwd-starter",
+       "verify",
+       "attention_fwd",
+       tasks / "attention_fwd" / "starter.cu",
+       {}},
       {"rmsnorm-baseline-as-candidate",
        "verify",
        "rmsnorm",
@@ -106,6 +111,8 @@ TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
   // fp16_gemm's baseline links cuBLAS, which has no simulated form: its GPU reference stands in.
   EXPECT_TRUE(any_note_has(outcomes[0].result, "GPU reference stands in for its baseline"));
   EXPECT_FALSE(any_note_has(outcomes[1].result, "GPU reference stands in"));
+  // attention_fwd's baseline is kiln's own wgmma kernel: the simulator runs it as it is.
+  EXPECT_FALSE(any_note_has(outcomes[2].result, "GPU reference stands in"));
 }
 
 TEST(WorkerSim, AJobThatNeedsAGpuIsRefusedAndSaysWhere) {
