@@ -350,7 +350,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, uint16_t* __restrict__ out,
-                     float* __restrict__ lse, int heads, int seq, int causal, float scale_log2) {
+                     int heads, int seq, int causal, float scale_log2,
+                     float* __restrict__ lse) {  // lse: the row log-sum-exp, or nullptr
   using L = Layout<D>;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>(
@@ -607,9 +608,9 @@ int launch(const kiln_tensor* t, float* lse, int64_t batch, int64_t heads, int64
   const dim3 grid(static_cast<unsigned>(seq / kBlockM), static_cast<unsigned>(heads),
                   static_cast<unsigned>(batch));
   kernel<<<grid, kThreads, L::kSmemBytes, stream>>>(map_q, map_k, map_v,
-                                                    static_cast<uint16_t*>(t[3].data), lse,
+                                                    static_cast<uint16_t*>(t[3].data),
                                                     static_cast<int>(heads), static_cast<int>(seq),
-                                                    causal, scale_log2);
+                                                    causal, scale_log2, lse);
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }
 

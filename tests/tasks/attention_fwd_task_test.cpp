@@ -220,6 +220,20 @@ TEST(AttentionFwdTask, BundleLoadsWithCausalAsADimAndTheFlopsHalvedWhenCausal) {
   }
 }
 
+TEST(AttentionFwdTask, BaselineIsTheZooWgmmaKernelBelowItsHeader) {
+  const std::string baseline =
+      testing::read_text(testing::bundled_tasks_dir() / "attention_fwd" / "baseline.cu");
+  const std::string zoo = testing::read_text(testing::bundled_tasks_dir() / ".." / "kb" / "zoo" /
+                                             "attention_hopper_wgmma" / "kernel.cu");
+  ASSERT_FALSE(zoo.empty());
+  // baseline.cu is a five-line comment, then the zoo entry's kernel.cu unchanged.
+  size_t start = 0;
+  for (int line = 0; line < 5 && start != std::string::npos; ++line)
+    start = baseline.find('\n', start) + 1;
+  EXPECT_EQ(baseline.substr(start), zoo) << "copy kb/zoo/attention_hopper_wgmma/kernel.cu below "
+                                            "baseline.cu's header";
+}
+
 TEST_F(AttentionReference, MatchesAHandComputedSoftmaxOfTwoKeys) {
   // D = 4, S = 2, one head: q0 = (2, 0, 0, 0), k0 = (1, 0, 0, 0), k1 = (0, 0, 0, 0), so the
   // scores of row 0 are 2/2 = 1 and 0; V rows (1, 0, 0, 0) and (0, 1, 0, 0).
