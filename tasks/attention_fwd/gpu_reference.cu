@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kThreads)
                     int64_t lse_strides0, int64_t lse_strides1, int64_t lse_strides2, int heads,
                     int seq, int dim, int causal, double scale) {
   extern __shared__ double smem[];
-  double* qrow = smem;       // [dim]
-  double* s = smem + dim;    // [seq]
+  double* qrow = smem;     // [dim]
+  double* s = smem + dim;  // [seq]
   __shared__ double reduce[kThreads];
   __shared__ double row_max;
   __shared__ double row_sum;
@@ -173,7 +173,7 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
       view(tensors[0]), view(tensors[1]), view(tensors[2]), static_cast<uint16_t*>(o.data),
       o.strides[0], o.strides[1], o.strides[2], o.strides[3], static_cast<float*>(lse.data),
       lse.strides[0], lse.strides[1], lse.strides[2], static_cast<int>(shape[1]),
-      static_cast<int>(shape[2]), static_cast<int>(shape[3]),
-      static_cast<int>(scalars[0].value.i), 1.0 / std::sqrt(static_cast<double>(shape[3])));
+      static_cast<int>(shape[2]), static_cast<int>(shape[3]), static_cast<int>(scalars[0].value.i),
+      1.0 / std::sqrt(static_cast<double>(shape[3])));
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }

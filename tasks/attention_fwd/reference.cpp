@@ -135,8 +135,9 @@ Head widen_head(const kiln_tensor* t, int64_t b, int64_t h, const Dims& d) {
 constexpr int64_t kRowsPerTask = 16;
 
 // Query rows [i0, i1) of one head.
-void compute_rows(const Head& head, const Dims& d, bool causal, double scale, int64_t i0, int64_t i1,
-                  const kiln_tensor& out, const kiln_tensor& lse, int64_t b, int64_t h) {
+void compute_rows(const Head& head, const Dims& d, bool causal, double scale, int64_t i0,
+                  int64_t i1, const kiln_tensor& out, const kiln_tensor& lse, int64_t b,
+                  int64_t h) {
   std::vector<double> s(static_cast<size_t>(d.seq));
   std::vector<double> acc(static_cast<size_t>(d.dim));
   for (int64_t i = i0; i < i1; ++i) {

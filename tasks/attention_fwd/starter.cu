@@ -21,8 +21,8 @@
 
 namespace {
 
-constexpr int kWarps = 4;         // query rows per block
-constexpr int kMaxPerLane = 4;    // D / 32 for D = 128
+constexpr int kWarps = 4;       // query rows per block
+constexpr int kMaxPerLane = 4;  // D / 32 for D = 128
 constexpr int kMaxDim = 32 * kMaxPerLane;
 
 __global__ void __launch_bounds__(kWarps * 32)

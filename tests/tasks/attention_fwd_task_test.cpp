@@ -161,8 +161,8 @@ class AttentionReference : public ::testing::Test {
     out.lse.assign(static_cast<size_t>(s.rows()), NAN);
     const int64_t sd = s.seq * s.dim;
     kiln_tensor t[5] = {};
-    const kiln_tensor bhsd = {nullptr, KILN_BF16, 4, {s.batch, s.heads, s.seq, s.dim},
-                              {s.heads * sd, sd, s.dim, 1}, ""};
+    const kiln_tensor bhsd = {
+        nullptr, KILN_BF16, 4, {s.batch, s.heads, s.seq, s.dim}, {s.heads * sd, sd, s.dim, 1}, ""};
     for (int i = 0; i < 4; ++i) t[i] = bhsd;
     t[0].data = in.q.data();
     t[1].data = in.k.data();
@@ -313,9 +313,10 @@ TEST_F(AttentionReference, AMissingMaskAWrongScaleOrADroppedKeyBlockFails) {
     if (s.causal) flaws.push_back(Flaw::kNoCausalMask);
     for (Flaw flaw : flaws) {
       const Outputs out = flash_fp32(s, in, flaw);
-      std::printf("[ measured ] S=%lld D=%lld causal=%d flaw %d: worst error %.1f of the tolerance\n",
-                  static_cast<long long>(s.seq), static_cast<long long>(s.dim), s.causal ? 1 : 0,
-                  static_cast<int>(flaw), worst_share(out, ref, tolerance));
+      std::printf(
+          "[ measured ] S=%lld D=%lld causal=%d flaw %d: worst error %.1f of the tolerance\n",
+          static_cast<long long>(s.seq), static_cast<long long>(s.dim), s.causal ? 1 : 0,
+          static_cast<int>(flaw), worst_share(out, ref, tolerance));
       EXPECT_FALSE(passes(s, out, ref, tolerance))
           << "flaw " << static_cast<int>(flaw) << " at S=" << s.seq << " D=" << s.dim;
     }
