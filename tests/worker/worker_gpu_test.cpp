@@ -117,7 +117,20 @@ TEST(WorkerGpu, HonestKernelsPass) {
                   {"1x1024", "128x4096", "4096x16384"}};
   Job rms_baseline{
       "rmsnorm-baseline-as-candidate", "verify", "rmsnorm", tasks / "rmsnorm" / "baseline.cu", {}};
-  jobs = {starter, rms_starter, rms_baseline};
+  // attention_fwd: its starter, and its baseline (the zoo's wgmma kernel) as a candidate, at
+  // long prefill (causal and full) and at small-S, large-B shapes.
+  Job attention_starter{"attention_fwd-starter",
+                        "verify",
+                        "attention_fwd",
+                        tasks / "attention_fwd" / "starter.cu",
+                        {"8x16x1024x64_causal", "64x32x128x128_full"}};
+  Job attention_baseline{
+      "attention_fwd-baseline-as-candidate",
+      "verify",
+      "attention_fwd",
+      tasks / "attention_fwd" / "baseline.cu",
+      {"1x32x8192x128_causal", "2x16x8192x64_full", "32x32x256x64_causal", "64x32x128x128_full"}};
+  jobs = {starter, rms_starter, rms_baseline, attention_starter, attention_baseline};
   const auto outcomes = run_all(jobs);
   for (size_t i = 0; i < jobs.size(); ++i) {
     SCOPED_TRACE(jobs[i].name);
@@ -133,6 +146,15 @@ TEST(WorkerGpu, HonestKernelsPass) {
     ASSERT_TRUE(row.contains("gpu_reference_anchor")) << row.dump();
     EXPECT_GT(row["gpu_reference_anchor"]["elements"].get<int64_t>(), 0);
     EXPECT_EQ(row["gpu_reference_anchor"]["differing_elements"].get<int64_t>(), 0);
+  }
+  // attention_fwd's GPU reference computes in double in the CPU reference's order; the worker
+  // accepted it (within a sixteenth of the tolerance) on the sampled batches of every workload.
+  for (size_t i : {size_t{3}, size_t{4}}) {
+    for (const auto& row : outcomes[i].result["workloads"]) {
+      SCOPED_TRACE(jobs[i].name + " " + row.value("name", ""));
+      ASSERT_TRUE(row.contains("gpu_reference_anchor")) << row.dump();
+      EXPECT_GT(row["gpu_reference_anchor"]["elements"].get<int64_t>(), 0);
+    }
   }
   // rmsnorm has none: its rows against the CPU reference, as before.
   for (const auto& row : outcomes[1].result["workloads"])

@@ -79,6 +79,13 @@ TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
   const std::vector<Job> jobs = {
       {"fp16_gemm-starter", "verify", "fp16_gemm", tasks / "fp16_gemm" / "starter.cu", {}},
       {"rmsnorm-starter", "verify", "rmsnorm", tasks / "rmsnorm" / "starter.cu", {}},
+      // Two of attention_fwd's four sim workloads (full and causal, both D), to keep the
+      // simulated calls of this job near the others' length.
+      {"attention_fwd-starter",
+       "verify",
+       "attention_fwd",
+       tasks / "attention_fwd" / "starter.cu",
+       {"1x2x128x64_full", "2x1x128x128_causal"}},
       {"rmsnorm-baseline-as-candidate",
        "verify",
        "rmsnorm",
@@ -93,7 +100,8 @@ TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
     EXPECT_TRUE(failed_gates(o.result).empty()) << o.result.dump(1).substr(0, 3000);
     // Every sim workload ran (the task's sim_workloads stand in for its workloads).
     EXPECT_TRUE(any_note_has(o.result, "sim_workloads stand in")) << o.result["notes"].dump();
-    EXPECT_GE(o.result["workloads"].size(), 4u);
+    EXPECT_GE(o.result["workloads"].size(),
+              jobs[i].workloads.empty() ? 4u : jobs[i].workloads.size());
     for (const auto& row : o.result["workloads"]) EXPECT_TRUE(row.value("passed", false)) << row;
     // The correctness gates ran; what needs CUPTI did not, so nothing here can be scored.
     for (const char* gate :
@@ -106,6 +114,8 @@ TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
   // fp16_gemm's baseline links cuBLAS, which has no simulated form: its GPU reference stands in.
   EXPECT_TRUE(any_note_has(outcomes[0].result, "GPU reference stands in for its baseline"));
   EXPECT_FALSE(any_note_has(outcomes[1].result, "GPU reference stands in"));
+  // attention_fwd's baseline is kiln's own wgmma kernel: the simulator runs it as it is.
+  EXPECT_FALSE(any_note_has(outcomes[2].result, "GPU reference stands in"));
 }
 
 TEST(WorkerSim, AJobThatNeedsAGpuIsRefusedAndSaysWhere) {

@@ -16,7 +16,9 @@
 //
 // Constraints (KILN_ERR_UNSUPPORTED otherwise): D in {64, 128}; S a multiple of 64;
 // contiguous [B,H,S,D] tensors with 16-byte aligned data; S / 64 <= 65535; B * H < 2^31.
-// Scalars: causal (i64, 0 or 1), scale (f64, finite).
+// Scalars: causal (i64, 0 or 1), scale (f64, finite); or, as a candidate of the task
+// tasks/attention_fwd, the scalar causal alone with scale 1/sqrt(D), bf16, and the row
+// log-sum-exp written to a fifth tensor LSE (see kiln_launch).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -112,8 +114,8 @@ __device__ __forceinline__ void load_tile(uint16_t* tile, const uint16_t* __rest
 template <typename Type, int D>
 __global__ void __launch_bounds__(kThreads)
     attention_kernel(const uint16_t* __restrict__ q, const uint16_t* __restrict__ k,
-                     const uint16_t* __restrict__ v, uint16_t* __restrict__ o, int seq,
-                     float scale_log2, int causal) {
+                     const uint16_t* __restrict__ v, uint16_t* __restrict__ o,
+                     float* __restrict__ lse, int seq, float scale_log2, int causal) {
   constexpr int kLd = D + kPad;           // shared row stride in elements
   constexpr int kDSteps = D / 16;         // k-steps of Q K^T, and pairs of 8-wide n-tiles of P V
   constexpr int kKeyTiles8 = kTileK / 8;  // 8-key n-tiles of a score tile
@@ -268,6 +270,9 @@ __global__ void __launch_bounds__(kThreads)
     sum += __shfl_xor_sync(0xffffffffu, sum, 1);
     sum += __shfl_xor_sync(0xffffffffu, sum, 2);
     inv[r] = 1.f / sum;
+    // The row's log-sum-exp in natural units (row_max is in log2 units): m ln 2 + ln l.
+    if (lse != nullptr && quad == 0)
+      lse[head / D + my_row[r]] = row_max[r] * 0.69314718055994531f + logf(sum);
   }
   uint16_t* out0 = o + head + static_cast<int64_t>(my_row[0]) * D + quad * 2;
   uint16_t* out1 = o + head + static_cast<int64_t>(my_row[1]) * D + quad * 2;
@@ -290,32 +295,41 @@ bool is_contiguous(const kiln_tensor& t) {
 }
 
 template <typename Type, int D>
-void launch(dim3 grid, const kiln_tensor* t, int seq, float scale_log2, int causal,
+void launch(dim3 grid, const kiln_tensor* t, float* lse, int seq, float scale_log2, int causal,
             cudaStream_t stream) {
   attention_kernel<Type, D><<<grid, kThreads, 0, stream>>>(
       static_cast<const uint16_t*>(t[0].data), static_cast<const uint16_t*>(t[1].data),
-      static_cast<const uint16_t*>(t[2].data), static_cast<uint16_t*>(t[3].data), seq, scale_log2,
-      causal);
+      static_cast<const uint16_t*>(t[2].data), static_cast<uint16_t*>(t[3].data), lse, seq,
+      scale_log2, causal);
 }
 
 }  // namespace
 
+// Two calling conventions, told apart by the counts:
+//   the zoo's op attention_fwd (kb/zoo/README.md): Q, K, V, O (f16 or bf16) and the scalars
+//     causal (i64) and scale (f64);
+//   the task tasks/attention_fwd: Q, K, V, O (bf16) and LSE (f32 [B, H, S], the row
+//     log-sum-exp) and the one scalar causal (i64); the scale is 1/sqrt(D).
 extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
                            int n_scalars, cudaStream_t stream) {
-  if (tensors == nullptr || n_tensors != 4 || scalars == nullptr || n_scalars != 2) {
+  const bool task_abi = n_tensors == 5 && n_scalars == 1;
+  if (tensors == nullptr || scalars == nullptr || !(task_abi || (n_tensors == 4 && n_scalars == 2)))
     return KILN_ERR_BAD_ARGUMENT;
-  }
   const kiln_scalar& causal = scalars[0];
-  const kiln_scalar& scale = scalars[1];
-  if (causal.dtype != KILN_I64 || (causal.name != nullptr && strcmp(causal.name, "causal") != 0) ||
-      scale.dtype != KILN_F64 || (scale.name != nullptr && strcmp(scale.name, "scale") != 0)) {
+  if (causal.dtype != KILN_I64 || (causal.name != nullptr && strcmp(causal.name, "causal") != 0))
     return KILN_ERR_BAD_ARGUMENT;
-  }
   if (causal.value.i != 0 && causal.value.i != 1) return KILN_ERR_BAD_ARGUMENT;
-  if (!std::isfinite(scale.value.f)) return KILN_ERR_UNSUPPORTED;
+  double scale = 0;
+  if (!task_abi) {
+    const kiln_scalar& given = scalars[1];
+    if (given.dtype != KILN_F64 || (given.name != nullptr && strcmp(given.name, "scale") != 0))
+      return KILN_ERR_BAD_ARGUMENT;
+    if (!std::isfinite(given.value.f)) return KILN_ERR_UNSUPPORTED;
+    scale = given.value.f;
+  }
 
   const kiln_dtype dtype = tensors[0].dtype;  // Q, K, V, O: one dtype, one shape
-  if (dtype != KILN_F16 && dtype != KILN_BF16) return KILN_ERR_BAD_ARGUMENT;
+  if (dtype != KILN_BF16 && (task_abi || dtype != KILN_F16)) return KILN_ERR_BAD_ARGUMENT;
   for (int i = 0; i < 4; ++i) {
     const kiln_tensor& t = tensors[i];
     if (t.dtype != dtype || t.rank != 4) return KILN_ERR_BAD_ARGUMENT;
@@ -327,6 +341,17 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const int64_t heads = tensors[0].shape[1];
   const int64_t seq = tensors[0].shape[2];
   const int64_t dim = tensors[0].shape[3];
+  float* lse = nullptr;
+  if (task_abi) {
+    const kiln_tensor& l = tensors[4];
+    if (l.dtype != KILN_F32 || l.rank != 3 || l.shape[0] != batch || l.shape[1] != heads ||
+        l.shape[2] != seq)
+      return KILN_ERR_BAD_ARGUMENT;
+    if (l.data == nullptr && batch * heads * seq > 0) return KILN_ERR_BAD_ARGUMENT;
+    if (!is_contiguous(l)) return KILN_ERR_UNSUPPORTED;
+    lse = static_cast<float*>(l.data);
+    scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  }
   if (batch == 0 || heads == 0 || seq == 0 || dim == 0) return KILN_OK;
   for (int i = 0; i < 4; ++i) {
     if (tensors[i].data == nullptr) return KILN_ERR_BAD_ARGUMENT;
@@ -339,19 +364,19 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   if (batch * heads > 2147483647) return KILN_ERR_UNSUPPORTED;
 
   const dim3 grid(static_cast<unsigned>(batch * heads), static_cast<unsigned>(seq / kTileQ));
-  const float scale_log2 = static_cast<float>(scale.value.f * 1.4426950408889634);  // * log2(e)
+  const float scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // * log2(e)
   const int c = static_cast<int>(causal.value.i);
   const int s = static_cast<int>(seq);
   if (dtype == KILN_F16) {
     if (dim == 64)
-      launch<HalfType, 64>(grid, tensors, s, scale_log2, c, stream);
+      launch<HalfType, 64>(grid, tensors, lse, s, scale_log2, c, stream);
     else
-      launch<HalfType, 128>(grid, tensors, s, scale_log2, c, stream);
+      launch<HalfType, 128>(grid, tensors, lse, s, scale_log2, c, stream);
   } else {
     if (dim == 64)
-      launch<Bf16Type, 64>(grid, tensors, s, scale_log2, c, stream);
+      launch<Bf16Type, 64>(grid, tensors, lse, s, scale_log2, c, stream);
     else
-      launch<Bf16Type, 128>(grid, tensors, s, scale_log2, c, stream);
+      launch<Bf16Type, 128>(grid, tensors, lse, s, scale_log2, c, stream);
   }
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }

@@ -21,7 +21,9 @@
 //
 // Constraints (KILN_ERR_UNSUPPORTED otherwise): Q, K, V, O contiguous [B, H, S, D] with
 // identical shapes; D = 64 or 128; S a multiple of 128; B*H*S < 2^31; 16-byte aligned
-// bases. Scalars: causal (i64, 0 or 1), scale (f64).
+// bases. Scalars: causal (i64, 0 or 1), scale (f64); or, as a candidate of the task
+// tasks/attention_fwd, the scalar causal alone with scale 1/sqrt(D), bf16, and the row
+// log-sum-exp written to a fifth tensor LSE (see kiln_launch).
 #include <cuda.h>          // CUtensorMap and its enums (types only; libcuda is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_bf16.h>
@@ -29,6 +31,7 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <cmath>
 #include <cstdint>
 
 #include "kiln/abi.h"
@@ -342,7 +345,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, uint16_t* __restrict__ out,
-                     int heads, int seq, int causal, float scale_log2) {
+                     int heads, int seq, int causal, float scale_log2,
+                     float* __restrict__ lse) {  // lse: the row log-sum-exp, or nullptr
   using L = Layout<D>;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>(
@@ -506,6 +510,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     l += __shfl_xor_sync(0xffffffffu, l, 2);
     const float inv = 1.f / l;
     const long long row = static_cast<long long>(q_row) + local_row + 8 * h;
+    // The row's log-sum-exp in natural units: m is held in log2 units (scores x scale x
+    // log2 e), so ln(sum exp(s - m')) + m' = m ln 2 + ln l.
+    if (lse != nullptr && lane % 4 == 0) lse[row] = row_max[h] * 0.69314718055994531f + logf(l);
     uint16_t* dst = out + row * D + 2 * (lane % 4);
 #pragma unroll
     for (int jj = 0; jj < D / 8; ++jj) {
@@ -563,9 +570,19 @@ bool strides_contiguous(const kiln_tensor& t) {
   return reinterpret_cast<uintptr_t>(t.data) % 16 == 0;
 }
 
+// LSE as a dense [B, H, S] array, indexed by the same row as O's [B*H*S, D] view.
+bool lse_contiguous(const kiln_tensor& t) {
+  int64_t expect = 1;
+  for (int i = 2; i >= 0; --i) {
+    if (t.shape[i] > 1 && t.strides[i] != expect) return false;
+    expect *= t.shape[i];
+  }
+  return true;
+}
+
 template <bool kBf16, int D>
-int launch(const kiln_tensor* t, int64_t batch, int64_t heads, int64_t seq, int causal,
-           float scale_log2, cudaStream_t stream) {
+int launch(const kiln_tensor* t, float* lse, int64_t batch, int64_t heads, int64_t seq,
+           int causal, float scale_log2, cudaStream_t stream) {
   using L = Layout<D>;
   const CUtensorMapDataType type =
       kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -588,29 +605,43 @@ int launch(const kiln_tensor* t, int64_t batch, int64_t heads, int64_t seq, int 
   kernel<<<grid, kThreads, L::kSmemBytes, stream>>>(map_q, map_k, map_v,
                                                     static_cast<uint16_t*>(t[3].data),
                                                     static_cast<int>(heads), static_cast<int>(seq),
-                                                    causal, scale_log2);
+                                                    causal, scale_log2, lse);
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }
 
 }  // namespace
 
+// Two calling conventions, told apart by the counts:
+//   the zoo's op attention_fwd (kb/zoo/README.md): Q, K, V, O (f16 or bf16) and the scalars
+//     causal (i64) and scale (f64);
+//   the task tasks/attention_fwd: Q, K, V, O (bf16) and LSE (f32 [B, H, S], the row
+//     log-sum-exp) and the one scalar causal (i64); the scale is 1/sqrt(D).
 extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
                            int n_scalars, cudaStream_t stream) {
-  if (tensors == nullptr || n_tensors != 4 || scalars == nullptr || n_scalars != 2)
+  const bool task_abi = n_tensors == 5 && n_scalars == 1;
+  if (tensors == nullptr || scalars == nullptr || !(task_abi || (n_tensors == 4 && n_scalars == 2)))
     return KILN_ERR_BAD_ARGUMENT;
-  if (scalars[0].dtype != KILN_I64 || scalars[1].dtype != KILN_F64) return KILN_ERR_BAD_ARGUMENT;
+  if (scalars[0].dtype != KILN_I64 || (!task_abi && scalars[1].dtype != KILN_F64))
+    return KILN_ERR_BAD_ARGUMENT;
   const int64_t causal = scalars[0].value.i;
-  const double scale = scalars[1].value.f;
   if (causal != 0 && causal != 1) return KILN_ERR_BAD_ARGUMENT;
 
   const kiln_tensor& q = tensors[0];
   const kiln_dtype dtype = q.dtype;
-  if (dtype != KILN_F16 && dtype != KILN_BF16) return KILN_ERR_BAD_ARGUMENT;
+  if (dtype != KILN_BF16 && (task_abi || dtype != KILN_F16)) return KILN_ERR_BAD_ARGUMENT;
   if (q.rank != 4) return KILN_ERR_BAD_ARGUMENT;
   for (int i = 0; i < 4; ++i)
     if (q.shape[i] < 0) return KILN_ERR_BAD_ARGUMENT;
   for (int i = 0; i < 4; ++i)
     if (!is_contiguous_bhsd(tensors[i], dtype, q.shape)) return KILN_ERR_BAD_ARGUMENT;
+  float* lse = nullptr;
+  if (task_abi) {
+    const kiln_tensor& l = tensors[4];
+    if (l.dtype != KILN_F32 || l.rank != 3 || l.shape[0] != q.shape[0] ||
+        l.shape[1] != q.shape[1] || l.shape[2] != q.shape[2])
+      return KILN_ERR_BAD_ARGUMENT;
+    lse = static_cast<float*>(l.data);
+  }
   const int64_t batch = q.shape[0];
   const int64_t heads = q.shape[1];
   const int64_t seq = q.shape[2];
@@ -621,13 +652,15 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   if (batch > 65535 || heads > 65535 || batch * heads * seq >= INT_MAX) return KILN_ERR_UNSUPPORTED;
   for (int i = 0; i < 4; ++i)
     if (!strides_contiguous(tensors[i])) return KILN_ERR_UNSUPPORTED;
+  if (task_abi && !lse_contiguous(tensors[4])) return KILN_ERR_UNSUPPORTED;
 
+  const double scale = task_abi ? 1.0 / std::sqrt(static_cast<double>(dim)) : scalars[1].value.f;
   const float scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
   const int c = static_cast<int>(causal);
   if (dtype == KILN_BF16) {
-    return dim == 128 ? launch<true, 128>(tensors, batch, heads, seq, c, scale_log2, stream)
-                      : launch<true, 64>(tensors, batch, heads, seq, c, scale_log2, stream);
+    return dim == 128 ? launch<true, 128>(tensors, lse, batch, heads, seq, c, scale_log2, stream)
+                      : launch<true, 64>(tensors, lse, batch, heads, seq, c, scale_log2, stream);
   }
-  return dim == 128 ? launch<false, 128>(tensors, batch, heads, seq, c, scale_log2, stream)
-                    : launch<false, 64>(tensors, batch, heads, seq, c, scale_log2, stream);
+  return dim == 128 ? launch<false, 128>(tensors, lse, batch, heads, seq, c, scale_log2, stream)
+                    : launch<false, 64>(tensors, lse, batch, heads, seq, c, scale_log2, stream);
 }
