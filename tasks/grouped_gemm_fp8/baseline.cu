@@ -15,7 +15,7 @@
 // fastest. cuBLASLt's documented layout for these modes is taken to be outer-dimension fastest
 // (rows of A, then 128-row blocks of B, as DeepGEMM-style kernels read them); the baseline then
 // transposes both into a scratch buffer first (one small kernel per call, in the baseline's
-// time). KILN_GG_SCALES_AS_GIVEN=1 passes the task's layout unchanged instead.
+// time). KILN_GG_SA_AS_GIVEN=1 / KILN_GG_SB_AS_GIVEN=1 pass the task's layout unchanged instead.
 // bench/grouped_gemm_fp8_probe.cu checks on the GPU which layout cuBLASLt reads (README.md).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -31,8 +31,11 @@
 #include "kiln/abi.h"
 #include "kiln/group_layout.h"
 
-#ifndef KILN_GG_SCALES_AS_GIVEN
-#define KILN_GG_SCALES_AS_GIVEN 0
+#ifndef KILN_GG_SA_AS_GIVEN
+#define KILN_GG_SA_AS_GIVEN 0
+#endif
+#ifndef KILN_GG_SB_AS_GIVEN
+#define KILN_GG_SB_AS_GIVEN 0
 #endif
 
 namespace {
@@ -194,7 +197,6 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const float* sb_ptr = static_cast<const float*>(sb.data);
   const int64_t sa_floats = rows * blocks;
   const int64_t sb_floats = G * (N / kBlock) * blocks;
-#if !KILN_GG_SCALES_AS_GIVEN
   const size_t needed = static_cast<size_t>(sa_floats + sb_floats);
   if (s.scale_floats < needed) {  // grows once per new largest shape, then reused
     if (s.scales != nullptr) cudaFree(s.scales);
@@ -203,18 +205,21 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
     if (cudaMalloc(&s.scales, needed * sizeof(float)) != cudaSuccess) return KILN_ERR_LAUNCH;
     s.scale_floats = needed;
   }
-  // SA of group g transposed within the group: [blocks][rows_g], rows fastest.
-  for (int64_t g = 0; g < G; ++g) {
-    if (count[static_cast<size_t>(g)] == 0) continue;
-    transpose_scales<<<64, 256, 0, stream>>>(sa_ptr + begin[g] * blocks,
-                                             s.scales + begin[g] * blocks, 1,
-                                             count[static_cast<size_t>(g)], blocks);
+  if (!KILN_GG_SA_AS_GIVEN) {
+    // SA of group g transposed within the group: [blocks][rows_g], rows fastest.
+    for (int64_t g = 0; g < G; ++g) {
+      if (count[static_cast<size_t>(g)] == 0) continue;
+      transpose_scales<<<64, 256, 0, stream>>>(sa_ptr + begin[g] * blocks,
+                                               s.scales + begin[g] * blocks, 1,
+                                               count[static_cast<size_t>(g)], blocks);
+    }
+    sa_ptr = s.scales;
   }
-  transpose_scales<<<64, 256, 0, stream>>>(sb_ptr, s.scales + sa_floats, G, N / kBlock, blocks);
+  if (!KILN_GG_SB_AS_GIVEN) {
+    transpose_scales<<<64, 256, 0, stream>>>(sb_ptr, s.scales + sa_floats, G, N / kBlock, blocks);
+    sb_ptr = s.scales + sa_floats;
+  }
   if (cudaGetLastError() != cudaSuccess) return KILN_ERR_LAUNCH;
-  sa_ptr = s.scales;
-  sb_ptr = s.scales + sa_floats;
-#endif
   for (int64_t g = 0; g < G; ++g) {
     const int64_t n = count[static_cast<size_t>(g)];
     if (n == 0) continue;
