@@ -10,7 +10,8 @@
 //    mode pair with the four combinations of scale layouts (each operand's scales k-blocks
 //    fastest as the task stores them, or the outer dimension fastest) and prints the max relative
 //    error against a double-precision CPU result: the layout with an error near 1e-3 is the one
-//    cuBLASLt reads; baseline.cu transposes each unless built with -DKILN_GG_SA_AS_GIVEN=1 or -DKILN_GG_SB_AS_GIVEN=1.
+//    cuBLASLt reads; baseline.cu transposes each unless built with -DKILN_GG_SA_AS_GIVEN=1 or
+//    -DKILN_GG_SB_AS_GIVEN=1.
 //
 //   nvcc -std=c++17 -arch=sm_90a -Itasks/include bench/grouped_gemm_fp8_probe.cu -lcublasLt
 #include <cublasLt.h>
@@ -92,9 +93,13 @@ int main() {
   cudaMalloc(&scratch, 1 << 24);
 
   // 1. Heuristics at the task's group shapes.
-  struct W { int64_t G, M, N, K, S; };
-  const W workloads[] = {{4, 8192, 6144, 7168, 1}, {4, 8192, 4096, 4096, 2},
-                         {8, 4096, 7168, 3072, 3}, {8, 4096, 4096, 2048, 4}};
+  struct W {
+    int64_t G, M, N, K, S;
+  };
+  const W workloads[] = {{4, 8192, 6144, 7168, 1},
+                         {4, 8192, 4096, 4096, 2},
+                         {8, 4096, 7168, 3072, 3},
+                         {8, 4096, 4096, 2048, 4}};
   const cublasLtMatmulMatrixScale_t pairs[3][2] = {
       {CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F},
       {CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F},
@@ -104,11 +109,11 @@ int main() {
     kiln_group_layout(w.G, w.M, 128, 0.25, w.S, w.G * w.M, begin.data(), rows.data());
     for (int64_t g = 0; g < w.G; ++g) {
       std::printf("G=%lld M=%lld N=%lld K=%lld group %lld: rows %lld at %lld:", (long long)w.G,
-                  (long long)w.M, (long long)w.N, (long long)w.K, (long long)g,
-                  (long long)rows[g], (long long)begin[g]);
+                  (long long)w.M, (long long)w.N, (long long)w.K, (long long)g, (long long)rows[g],
+                  (long long)begin[g]);
       for (const auto& p : pairs) {
-        const int r = rows[g] == 0 ? 0 : heuristic(h, w.N, rows[g], w.K, p[0], p[1], scratch,
-                                                   scratch);
+        const int r =
+            rows[g] == 0 ? 0 : heuristic(h, w.N, rows[g], w.K, p[0], p[1], scratch, scratch);
         std::printf("  A=%s,B=%s -> %d", mode_name(p[0]), mode_name(p[1]), r);
       }
       std::printf("\n");

@@ -29,12 +29,12 @@ constexpr int kThreads = kTile / kMicro;  // 16 x 16 threads
 constexpr int kBlock = 128;               // scale block
 
 struct Problem {
-  const uint8_t* a;   // [rows, K]
-  const float* sa;    // [rows, K/128]
-  const uint8_t* b;   // [G, N, K]
-  const float* sb;    // [G, N/128, K/128]
+  const uint8_t* a;      // [rows, K]
+  const float* sa;       // [rows, K/128]
+  const uint8_t* b;      // [G, N, K]
+  const float* sb;       // [G, N/128, K/128]
   const int32_t* index;  // [rows]
-  uint16_t* d;        // [rows, N] bf16 bits
+  uint16_t* d;           // [rows, N] bf16 bits
   int64_t rows, groups, N, K;
 };
 
@@ -48,10 +48,9 @@ __device__ uint16_t to_bf16(double x) {
 __device__ double fold(double acc, double s, const Problem& p, int64_t r, int64_t g, int64_t n,
                        int64_t blk) {
   const int64_t blocks = p.K / kBlock;
-  const double scale = __dmul_rn(static_cast<double>(p.sa[r * blocks + blk]),
-                                 static_cast<double>(p.sb[(g * (p.N / kBlock) + n / kBlock) *
-                                                              blocks +
-                                                          blk]));
+  const double scale =
+      __dmul_rn(static_cast<double>(p.sa[r * blocks + blk]),
+                static_cast<double>(p.sb[(g * (p.N / kBlock) + n / kBlock) * blocks + blk]));
   return __dadd_rn(acc, __dmul_rn(s, scale));
 }
 
@@ -157,10 +156,16 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   if (!dense(a, KILN_E4M3, 2) || !dense(sa, KILN_F32, 2) || !dense(b, KILN_E4M3, 3) ||
       !dense(sb, KILN_F32, 3) || !dense(idx, KILN_I32, 1) || !dense(d, KILN_BF16, 2))
     return KILN_ERR_BAD_ARGUMENT;
-  Problem p{static_cast<const uint8_t*>(a.data), static_cast<const float*>(sa.data),
-            static_cast<const uint8_t*>(b.data), static_cast<const float*>(sb.data),
-            static_cast<const int32_t*>(idx.data), static_cast<uint16_t*>(d.data),
-            a.shape[0], b.shape[0], b.shape[1], a.shape[1]};
+  Problem p{static_cast<const uint8_t*>(a.data),
+            static_cast<const float*>(sa.data),
+            static_cast<const uint8_t*>(b.data),
+            static_cast<const float*>(sb.data),
+            static_cast<const int32_t*>(idx.data),
+            static_cast<uint16_t*>(d.data),
+            a.shape[0],
+            b.shape[0],
+            b.shape[1],
+            a.shape[1]};
   if (p.K % kBlock != 0 || p.N % kBlock != 0) return KILN_ERR_UNSUPPORTED;
   if (b.shape[2] != p.K || sa.shape[0] != p.rows || sa.shape[1] != p.K / kBlock ||
       sb.shape[0] != p.groups || sb.shape[1] != p.N / kBlock || sb.shape[2] != p.K / kBlock ||

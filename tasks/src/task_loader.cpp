@@ -169,7 +169,8 @@ void read_group_index(const JsonField& entry, const TensorSpec& tensor,
   distribution.seed = read_expression(entry.at("seed"), dims);
   if (const auto spread = entry.find("spread")) {
     distribution.spread = spread->nonnegative_number();
-    if (distribution.spread > 1) spread->fail("must be between 0 and 1 (a share of rows_per_group)");
+    if (distribution.spread > 1)
+      spread->fail("must be between 0 and 1 (a share of rows_per_group)");
   }
 }
 
@@ -222,7 +223,8 @@ IgnoredRows read_ignored_rows(const JsonField& field, const Task& task) {
   };
   const auto out = find(rule.output);
   if (out == task.tensors.end() || !out->is_output) {
-    output.fail("'" + rule.output + "' is not an output tensor; name the output whose rows "
+    output.fail("'" + rule.output +
+                "' is not an output tensor; name the output whose rows "
                 "fall outside the contract");
   }
   const auto in = find(rule.index);
@@ -244,8 +246,9 @@ std::vector<IgnoredRows> read_ignore_rows_where(const JsonField& field, const Ta
     return rules;
   }
   if (!field.json().is_array()) {
-    field.fail("must be an object {\"output\": ..., \"index\": ..., \"equals\": ...} or an "
-               "array of them");
+    field.fail(
+        "must be an object {\"output\": ..., \"index\": ..., \"equals\": ...} or an "
+        "array of them");
   }
   for (const auto& element : field.elements()) rules.push_back(read_ignored_rows(element, task));
   return rules;
@@ -303,8 +306,8 @@ void check_group_layouts(const Task& task, const std::map<std::string, int64_t>&
     if (tensor.is_output || !tensor.distribution.fixed_by_dims()) continue;
     auto values = group_index_values(tensor.distribution, dims, leading_extent(tensor, dims));
     if (!values) {
-      throw FieldError{where, "input_distribution." + tensor.name + ": " +
-                                  values.error().message + "; change the workload or the fields"};
+      throw FieldError{where, "input_distribution." + tensor.name + ": " + values.error().message +
+                                  "; change the workload or the fields"};
     }
   }
   for (size_t r = 0; r < task.ignore_rows_where.size(); ++r) {

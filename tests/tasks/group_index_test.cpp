@@ -39,9 +39,9 @@ struct Layout {
 Layout layout_of(int64_t groups, int64_t per_group, int64_t align, uint64_t seed, int64_t total) {
   Layout l{std::vector<int64_t>(static_cast<size_t>(groups)),
            std::vector<int64_t>(static_cast<size_t>(groups))};
-  EXPECT_EQ(kiln_group_layout(groups, per_group, align, 0.25, seed, total, l.begin.data(),
-                              l.rows.data()),
-            0);
+  EXPECT_EQ(
+      kiln_group_layout(groups, per_group, align, 0.25, seed, total, l.begin.data(), l.rows.data()),
+      0);
   return l;
 }
 
@@ -170,9 +170,7 @@ TEST(GroupIndex, TheLoaderRefusesMalformedIgnoredRows) {
               HasSubstr("when"));
   EXPECT_THAT(error_after_edit([](auto& j) { j["ignore_rows_where"] = 3; }),
               HasSubstr("must be an object"));
-  EXPECT_THAT(error_after_edit([](auto& j) {
-                j["signature"]["inputs"][4]["shape"] = {"G*M+1"};
-              }),
+  EXPECT_THAT(error_after_edit([](auto& j) { j["signature"]["inputs"][4]["shape"] = {"G*M+1"}; }),
               HasSubstr("the index needs one entry per output row"));
   // A list of rules is the same as one rule.
   EXPECT_EQ(error_after_edit([](auto& j) {
@@ -186,8 +184,8 @@ TEST(GroupIndex, HostComparisonSkipsIgnoredRowsEntirely) {
   const uint64_t poison = PoisonPattern::bits(KILN_BF16, 0);
   const auto bf = [](double x) { return static_cast<uint16_t>(encode(KILN_BF16, x)); };
   const std::vector<uint16_t> expected = {bf(1), bf(2), bf(0), bf(0), bf(5), bf(6)};
-  const std::vector<uint16_t> actual = {bf(1), bf(2), static_cast<uint16_t>(poison), bf(99),
-                                        bf(5), bf(6)};
+  const std::vector<uint16_t> actual = {bf(1),  bf(2), static_cast<uint16_t>(poison),
+                                        bf(99), bf(5), bf(6)};
   Tolerance tolerance;
   tolerance.atol = 0.01;
   const std::vector<uint8_t> ignored = {0, 1, 0};

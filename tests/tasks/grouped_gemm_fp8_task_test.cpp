@@ -51,8 +51,9 @@ Problem make_problem(const WorkloadLayout& layout, const std::vector<int64_t>& r
     if (p.index.back() >= 0) used[static_cast<size_t>(p.index.back())] = true;
     const uint64_t ka = stream_key(11, 1, 0, 0), ks = stream_key(11, 1, 1, 0);
     for (int64_t k = 0; k < p.K; ++k)
-      p.a.push_back(static_cast<uint8_t>(encode(
-          KILN_E4M3, draw(ka, static_cast<uint64_t>(r * p.K + k), layout.tensors[0].distribution))));
+      p.a.push_back(
+          static_cast<uint8_t>(encode(KILN_E4M3, draw(ka, static_cast<uint64_t>(r * p.K + k),
+                                                      layout.tensors[0].distribution))));
     for (int64_t b = 0; b < blocks; ++b)
       p.sa.push_back(static_cast<float>(
           draw(ks, static_cast<uint64_t>(r * blocks + b), layout.tensors[1].distribution)));
@@ -142,8 +143,8 @@ ErrorStats against_reference(const Problem& p, const std::vector<uint16_t>& ref,
       out[static_cast<size_t>(r * p.N + n)] =
           static_cast<uint16_t>(encode(KILN_BF16, compute(p, v, r, n)));
   }
-  return compare_host(out.data(), ref.data(), KILN_BF16, p.rows * p.N, {p.rows, p.N}, tolerance,
-                      0, &p.row_ids, &ignored);
+  return compare_host(out.data(), ref.data(), KILN_BF16, p.rows * p.N, {p.rows, p.N}, tolerance, 0,
+                      &p.row_ids, &ignored);
 }
 
 class GroupedGemmFp8 : public ::testing::Test {

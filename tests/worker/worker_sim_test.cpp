@@ -114,18 +114,16 @@ TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
 // in for the cuBLASLt baseline) too, and no gate counts them, poisoned or not.
 TEST(WorkerSim, GroupedGemmFp8StarterPassesEveryGateTheSimulatorRuns) {
   const auto starter = testing::source_dir() / "tasks" / "grouped_gemm_fp8" / "starter.cu";
-  const Outcome o =
-      testing::run_job(sim_run(), {"grouped_gemm_fp8-starter", "verify", "grouped_gemm_fp8",
-                                   starter, {}});
+  const Outcome o = testing::run_job(
+      sim_run(), {"grouped_gemm_fp8-starter", "verify", "grouped_gemm_fp8", starter, {}});
   ASSERT_TRUE(o.problem.empty()) << brief(o);
   EXPECT_EQ(o.result.value("status", ""), "passed") << brief(o);
   EXPECT_TRUE(failed_gates(o.result).empty()) << o.result.dump(1).substr(0, 3000);
   EXPECT_EQ(o.result["workloads"].size(), 3u);
   // G*M x N of each sim workload: only the contract rows are compared, so fewer.
-  const std::map<std::string, int64_t> elements = {
-      {"g2_m128_n128_k256", 2 * 128 * 128},
-      {"g2_m200_n128_k384", 2 * 200 * 128},
-      {"g3_m96_n256_k256", 3 * 96 * 256}};
+  const std::map<std::string, int64_t> elements = {{"g2_m128_n128_k256", 2 * 128 * 128},
+                                                   {"g2_m200_n128_k384", 2 * 200 * 128},
+                                                   {"g3_m96_n256_k256", 3 * 96 * 256}};
   for (const auto& row : o.result["workloads"]) {
     EXPECT_TRUE(row.value("passed", false)) << row;
     const int64_t checked = row["errors"].value("checked", int64_t{0});

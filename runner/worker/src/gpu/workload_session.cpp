@@ -127,10 +127,10 @@ Status WorkloadSession::draw_inputs(TensorSet& inputs, uint64_t draw) {
     if (tensor.is_output || buffer == nullptr) continue;
     if (!tensor.fixed_bytes.empty()) {
       // Fixed by the dims (a group_index): the same values in every draw.
-      if (auto s = cuda_ok(cudaMemcpyAsync(buffer->data(), tensor.fixed_bytes.data(),
-                                           tensor.fixed_bytes.size(), cudaMemcpyHostToDevice,
-                                           job_.env.harness_stream),
-                           "uploading " + tensor.name);
+      if (auto s = cuda_ok(
+              cudaMemcpyAsync(buffer->data(), tensor.fixed_bytes.data(), tensor.fixed_bytes.size(),
+                              cudaMemcpyHostToDevice, job_.env.harness_stream),
+              "uploading " + tensor.name);
           !s) {
         return s;
       }

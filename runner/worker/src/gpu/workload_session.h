@@ -211,7 +211,7 @@ class WorkloadSession {
   TensorSet baseline_out_[2];
   TensorSet baseline_first_;
   std::vector<std::pair<const TensorSet*, std::vector<uint64_t>>> drawn_;  // record_drawn
-  TensorSet reference_out_;                        // the GPU reference's last answer
+  TensorSet reference_out_;  // the GPU reference's last answer
   // Per tensor: the output's ignored_rows on the device (null: every row checked).
   std::vector<std::unique_ptr<GuardedBuffer>> row_masks_;
   std::optional<tasks::ReferenceRun> cpu_answer_;  // the CPU reference's last answer

@@ -82,8 +82,8 @@ struct Task {
   std::vector<Workload> sim_workloads;
   Tolerance tolerance;
   std::vector<IgnoredRows> ignore_rows_where;  // empty: every output row is in the contract
-  std::string flops;  // expression over dims; empty when not meaningful
-  std::string bytes;  // expression over dims: minimum bytes moved
+  std::string flops;                           // expression over dims; empty when not meaningful
+  std::string bytes;                           // expression over dims: minimum bytes moved
   std::string baseline_name;
   std::vector<std::string> baseline_libraries;  // link names, e.g. "cublas" for -lcublas
   std::vector<std::string> banned_symbols;
