@@ -11,6 +11,11 @@
 // (kiln/group_layout.h, the harness's own generator, scalars layout_seed and rows_per_group),
 // so nothing is read back from the device. Padding rows (I = -1) are left unwritten.
 //
+// Fallback: when cuBLASLt has no algorithm for BLK128x128 scales on its A (asked once per
+// device, on the first non-empty group), both operands use VEC128_32F, B's block scales expanded
+// to one per row of B (exact: the 128 rows of a block share its scale). When it has neither, the
+// call returns KILN_ERR_UNSUPPORTED.
+//
 // Scale layouts: the task stores SA as [rows, K/128] and SB as [G, N/128, K/128], k-blocks
 // fastest. cuBLASLt's documented layout for these modes is taken to be outer-dimension fastest
 // (rows of A, then 128-row blocks of B, as DeepGEMM-style kernels read them); the baseline then
@@ -58,13 +63,30 @@ __global__ void transpose_scales(const float* in, float* out, int64_t batches, i
   }
 }
 
+// SB [G][nb][blocks] -> one scale per row of B: [G][N][blocks], or [G][blocks][N] rows fastest.
+__global__ void expand_block_scales(const float* in, float* out, int64_t groups, int64_t N,
+                                    int64_t blocks, bool rows_fastest) {
+  const int64_t total = groups * N * blocks;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t g = i / (N * blocks);
+    const int64_t n = (i / blocks) % N;
+    const int64_t k = i % blocks;
+    const float v = in[(g * (N / 128) + n / 128) * blocks + k];
+    out[rows_fastest ? (g * blocks + k) * N + n : i] = v;
+  }
+}
+
 struct DeviceState {
   cublasLtHandle_t handle = nullptr;
   void* workspace = nullptr;
   float* scales = nullptr;  // transposed SA then SB
   size_t scale_floats = 0;
   // (N, K, rows) -> heuristic algorithm
-  std::map<std::tuple<int64_t, int64_t, int64_t>, cublasLtMatmulAlgo_t> algos;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int>, cublasLtMatmulAlgo_t> algos;
+  // The scale modes cuBLASLt accepts here: 0 not asked yet; 1 BLK128x128 for B's scales (the
+  // task's layout); 2 VEC128 for both, B's block scales expanded to one per row; -1 neither.
+  int pair = 0;
 };
 
 struct Cache {
@@ -101,15 +123,16 @@ bool scalar(const kiln_scalar* scalars, int n, const char* name, int64_t* value)
   return false;
 }
 
-// One group's GEMM; false when cuBLASLt refuses it.
-bool group_gemm(DeviceState& s, const void* a, const float* sa, const void* b, const float* sb,
-                void* d, int64_t rows, int64_t N, int64_t K, cudaStream_t stream) {
+// One group's GEMM with `mode_a` for the scales of the task's B (cuBLASLt's A); false when
+// cuBLASLt refuses it. With run == false only the heuristic is asked (and cached).
+bool group_gemm(DeviceState& s, cublasLtMatmulMatrixScale_t mode_a, bool run, const void* a,
+                const float* sa, const void* b, const float* sb, void* d, int64_t rows, int64_t N,
+                int64_t K, cudaStream_t stream) {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
   bool ok = cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS;
   const cublasOperation_t transa = CUBLAS_OP_T;
   const cublasOperation_t transb = CUBLAS_OP_N;
-  const cublasLtMatmulMatrixScale_t mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
   const cublasLtMatmulMatrixScale_t mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
   auto set = [&](cublasLtMatmulDescAttributes_t attr, const void* value, size_t size) {
     ok = ok && cublasLtMatmulDescSetAttribute(op, attr, value, size) == CUBLAS_STATUS_SUCCESS;
@@ -123,7 +146,7 @@ bool group_gemm(DeviceState& s, const void* a, const float* sa, const void* b, c
   ok = ok && cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, K, N, K) == CUBLAS_STATUS_SUCCESS;
   ok = ok && cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, K, rows, K) == CUBLAS_STATUS_SUCCESS;
   ok = ok && cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, N, rows, N) == CUBLAS_STATUS_SUCCESS;
-  const auto key = std::make_tuple(N, K, rows);
+  const auto key = std::make_tuple(N, K, rows, static_cast<int>(mode_a));
   auto found = s.algos.find(key);
   if (ok && found == s.algos.end()) {
     cublasLtMatmulPreference_t pref = nullptr;
@@ -141,9 +164,9 @@ bool group_gemm(DeviceState& s, const void* a, const float* sa, const void* b, c
   }
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  ok = ok && cublasLtMatmul(s.handle, op, &alpha, b, la, a, lb, &beta, d, ld, d, ld,
+  ok = ok && (!run || cublasLtMatmul(s.handle, op, &alpha, b, la, a, lb, &beta, d, ld, d, ld,
                             &found->second, s.workspace, kWorkspace,
-                            stream) == CUBLAS_STATUS_SUCCESS;
+                            stream) == CUBLAS_STATUS_SUCCESS);
   if (ld != nullptr) cublasLtMatrixLayoutDestroy(ld);
   if (lb != nullptr) cublasLtMatrixLayoutDestroy(lb);
   if (la != nullptr) cublasLtMatrixLayoutDestroy(la);
@@ -196,7 +219,24 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const float* sa_ptr = static_cast<const float*>(sa.data);
   const float* sb_ptr = static_cast<const float*>(sb.data);
   const int64_t sa_floats = rows * blocks;
-  const int64_t sb_floats = G * (N / kBlock) * blocks;
+  const int64_t sb_floats = G * N * blocks;  // room for B's scales expanded to one per row
+  int64_t first = 0;  // the first non-empty group
+  while (first < G && count[static_cast<size_t>(first)] == 0) ++first;
+  if (first == G) return KILN_OK;  // no rows in any group: nothing to write
+  if (s.pair == 0) {
+    const auto* a0 = static_cast<const uint8_t*>(a.data) + begin[first] * K;
+    const auto* b0 = static_cast<const uint8_t*>(b.data) + first * N * K;
+    const int64_t n0 = count[static_cast<size_t>(first)];
+    if (group_gemm(s, CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, false, a0, sa_ptr, b0, sb_ptr,
+                   d.data, n0, N, K, stream))
+      s.pair = 1;
+    else if (group_gemm(s, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, false, a0, sa_ptr, b0, sb_ptr,
+                        d.data, n0, N, K, stream))
+      s.pair = 2;
+    else
+      s.pair = -1;
+  }
+  if (s.pair < 0) return KILN_ERR_UNSUPPORTED;
   const size_t needed = static_cast<size_t>(sa_floats + sb_floats);
   if (s.scale_floats < needed) {  // grows once per new largest shape, then reused
     if (s.scales != nullptr) cudaFree(s.scales);
@@ -215,10 +255,19 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
     }
     sa_ptr = s.scales;
   }
-  if (!KILN_GG_SB_AS_GIVEN) {
+  if (s.pair == 2) {
+    // Each row of a 128 x 128 block shares the block's scale, so per-row scales are exact.
+    expand_block_scales<<<256, 256, 0, stream>>>(sb_ptr, s.scales + sa_floats, G, N, blocks,
+                                                 !KILN_GG_SA_AS_GIVEN);
+    sb_ptr = s.scales + sa_floats;
+  } else if (!KILN_GG_SB_AS_GIVEN) {
     transpose_scales<<<64, 256, 0, stream>>>(sb_ptr, s.scales + sa_floats, G, N / kBlock, blocks);
     sb_ptr = s.scales + sa_floats;
   }
+  const cublasLtMatmulMatrixScale_t mode_a = s.pair == 1
+                                                 ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
+                                                 : CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+  const int64_t sb_group = s.pair == 1 ? (N / kBlock) * blocks : N * blocks;
   if (cudaGetLastError() != cudaSuccess) return KILN_ERR_LAUNCH;
   for (int64_t g = 0; g < G; ++g) {
     const int64_t n = count[static_cast<size_t>(g)];
@@ -226,7 +275,7 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
     const auto* ag = static_cast<const uint8_t*>(a.data) + begin[g] * K;
     const auto* bg = static_cast<const uint8_t*>(b.data) + g * N * K;
     auto* dg = static_cast<__nv_bfloat16*>(d.data) + begin[g] * N;
-    if (!group_gemm(s, ag, sa_ptr + begin[g] * blocks, bg, sb_ptr + g * (N / kBlock) * blocks, dg,
+    if (!group_gemm(s, mode_a, true, ag, sa_ptr + begin[g] * blocks, bg, sb_ptr + g * sb_group, dg,
                     n, N, K, stream))
       return KILN_ERR_UNSUPPORTED;
   }
