@@ -96,10 +96,10 @@ int main() {
   struct W {
     int64_t G, M, N, K, S;
   };
-  const W workloads[] = {{4, 8192, 6144, 7168, 1},
-                         {4, 8192, 4096, 4096, 2},
-                         {8, 4096, 7168, 3072, 3},
-                         {8, 4096, 4096, 2048, 4}};
+  const W workloads[] = {{4, 8192, 6144, 7168, 2},
+                         {4, 8192, 4096, 4096, 3},
+                         {8, 4096, 7168, 3072, 6},
+                         {8, 4096, 4096, 2048, 11}};
   const cublasLtMatmulMatrixScale_t pairs[3][2] = {
       {CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F},
       {CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F},

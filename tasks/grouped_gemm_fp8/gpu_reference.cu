@@ -2,23 +2,24 @@
 //
 // The worker compares every element of every checked call with this, and anchors it to the CPU
 // reference on sampled rows once per workload. The arithmetic is the CPU reference's, in double:
-// e4m3 values decode exactly (kiln/tasks/numeric_codec.h, the harness's own codec); the block
+// e4m3 values decode exactly; the block
 // sum s of 128 products is exact in double in any order (each product has at most 8
 // significant bits, a multiple of 2^-18 below 2^18); SA * SB is exact; then, for the k-blocks
 // in ascending order, acc = acc + s * (SA * SB) with each multiply and add rounded once
 // (__dmul_rn, __dadd_rn: never contracted into a fused multiply-add); D is rounded to bf16 once,
-// to nearest even, straight from double. Rows with I = -1 are written as 0.
+// to nearest even, straight from double (cvt.rn.bf16.f64). Rows with I = -1 are written as 0.
+// Nothing but kiln/abi.h from kiln, so the harness builds it wherever kiln is installed.
 //
 // Tiles of 64 x 64 outputs, 16 k-steps per stage, 4 x 4 outputs per thread, the B tile of the
 // group of the tile's first valid row. Groups start at multiples of 128 rows, so a 64-row tile
 // holds one group (and padding); a row of another group would still be computed, directly from
 // global memory. Simple rather than fast, and it needs no library.
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "kiln/abi.h"
-#include "kiln/tasks/numeric_codec.h"
 
 namespace {
 
@@ -38,11 +39,22 @@ struct Problem {
   int64_t rows, groups, N, K;
 };
 
-__device__ double e4m3(uint8_t bits) { return kiln::tasks::decode(KILN_E4M3, bits); }
-
-__device__ uint16_t to_bf16(double x) {
-  return static_cast<uint16_t>(kiln::tasks::encode(KILN_BF16, x));
+// e4m3 (bias 7; S.1111.111 is NaN) to double, exactly.
+__device__ double e4m3(uint8_t v) {
+  const unsigned exponent = (v >> 3) & 15u;
+  const unsigned mantissa = v & 7u;
+  double magnitude = 0;
+  if (exponent == 15u && mantissa == 7u) {
+    magnitude = __longlong_as_double(0x7ff8000000000000ll);
+  } else if (exponent == 0u) {
+    magnitude = static_cast<double>(mantissa) * (1.0 / 512.0);
+  } else {
+    magnitude = ldexp(static_cast<double>(mantissa | 8u), static_cast<int>(exponent) - 10);
+  }
+  return (v & 0x80u) != 0 ? -magnitude : magnitude;
 }
+
+__device__ uint16_t to_bf16(double x) { return __bfloat16_as_ushort(__double2bfloat16(x)); }
 
 // One block's contribution, folded as the CPU reference folds it.
 __device__ double fold(double acc, double s, const Problem& p, int64_t r, int64_t g, int64_t n,

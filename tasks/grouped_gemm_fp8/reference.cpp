@@ -4,7 +4,7 @@
 // and D[r, :] = 0 on rows with I[r] = -1 (outside the contract; never compared).
 //
 // The oracle every candidate is checked against, so it favours exactness over speed:
-// - e4m3 values decode exactly (kiln/tasks/numeric_codec.h); a product of two has at most 8
+// - e4m3 values decode exactly; a product of two has at most 8
 //   significant bits and is a multiple of 2^-18 below 2^18, so each block sum s of 128 of them
 //   (below 2^25) is exact in double, whatever the order;
 // - SA * SB is exact in double (24 + 24 bits); s * (SA * SB) is rounded once, and the blocks
@@ -14,9 +14,11 @@
 // gpu_reference.cu performs the same operations in the same order. Rows are computed one by
 // one from I, so the harness may pass any subset of rows (A, SA, I and D cut alike).
 //
-// Plain C++ with host pointers (no CUDA headers); tensors must be dense row-major.
+// Plain C++ with host pointers (no CUDA headers, nothing but kiln/abi.h from kiln: the harness
+// builds it wherever kiln is installed); tensors must be dense row-major.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -25,9 +27,47 @@
 #include <vector>
 
 #include "kiln/abi.h"
-#include "kiln/tasks/numeric_codec.h"
 
 namespace {
+
+// e4m3 (1 sign, 4 exponent, 3 mantissa bits, bias 7; S.1111.111 is NaN, no infinities) to
+// float, exactly.
+float decode_e4m3(unsigned v) {
+  const unsigned exponent = (v >> 3) & 15u;
+  const unsigned mantissa = v & 7u;
+  float magnitude = 0;
+  if (exponent == 15u && mantissa == 7u) {
+    magnitude = std::nanf("");
+  } else if (exponent == 0u) {
+    magnitude = std::ldexp(static_cast<float>(mantissa), -9);
+  } else {
+    magnitude = std::ldexp(static_cast<float>(mantissa | 8u), static_cast<int>(exponent) - 10);
+  }
+  return (v & 0x80u) != 0 ? -magnitude : magnitude;
+}
+
+// double -> bf16 bits, rounded to nearest even straight from double (no rounding through float),
+// as the GPU's cvt.rn.bf16.f64 (__double2bfloat16) does; overflow goes to infinity.
+uint16_t bf16_from_double(double x) {
+  if (std::isnan(x)) return 0x7fc0u;
+  const uint16_t sign = std::signbit(x) ? 0x8000u : 0;
+  const double m = std::fabs(x);
+  float value = 0;
+  if (m < std::ldexp(1.0, -126)) {
+    // bf16 subnormals: units of 2^-133, exact in float.
+    value = static_cast<float>(std::ldexp(std::nearbyint(std::ldexp(m, 133)), -133));
+  } else {
+    int e = 0;
+    const double f = std::frexp(m, &e);          // m = f * 2^e, f in [0.5, 1)
+    const double q = std::nearbyint(f * 256.0);  // 8 significant bits, ties to even
+    const double rounded = std::ldexp(q, e - 8);
+    if (rounded >= std::ldexp(1.0, 128)) return sign | 0x7f80u;
+    value = static_cast<float>(rounded);  // exact: 8 bits in float's range
+  }
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return static_cast<uint16_t>(sign | (bits >> 16));
+}
 
 constexpr int64_t kBlock = 128;  // scale block: 128 channels of A, 128 x 128 of B
 constexpr int64_t kTile = 64;    // output columns per work item
@@ -102,7 +142,7 @@ void compute_tile(const Problem& p, const float* e4m3, int64_t n0) {
           const double term = s * scale;
           acc = acc + term;
         }
-        p.d[r * p.N + n] = static_cast<uint16_t>(kiln::tasks::encode(KILN_BF16, acc));
+        p.d[r * p.N + n] = bf16_from_double(acc);
       }
     }
   }
@@ -143,8 +183,7 @@ extern "C" int kiln_reference(const kiln_tensor* tensors, int n_tensors, const k
   }
   if (rows == 0 || N == 0) return KILN_OK;
   float e4m3[256];
-  for (int v = 0; v < 256; ++v)
-    e4m3[v] = static_cast<float>(kiln::tasks::decode(KILN_E4M3, static_cast<uint64_t>(v)));
+  for (unsigned v = 0; v < 256; ++v) e4m3[v] = decode_e4m3(v);
   const Problem p{rows,
                   groups,
                   N,

@@ -20,7 +20,14 @@
 
 #include <stdint.h>
 
-#include "kiln/tasks/hash_mix.h"
+/* Self-contained (it ships beside kiln/abi.h, so bundles compile against it anywhere): the
+ * draws are SplitMix64's finalizer over (seed, group), 53 bits to [0, 1). */
+inline uint64_t kiln_group_layout_mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
 
 /* Fills begin[g] and rows[g] for g < groups. Returns 0, or 1 when an argument is out of range
  * (groups, rows_per_group, align < 1; total_rows < 0; spread outside [0, 1]; a size that
@@ -33,9 +40,11 @@ inline int kiln_group_layout(int64_t groups, int64_t rows_per_group, int64_t ali
   // Alignment units each group's padded rows take; the padded total must fit total_rows.
   const int64_t capacity = total_rows / align;
   int64_t used = 0;
-  const uint64_t key = kiln::tasks::stream_key(seed, 0x67726f757073ull /* "groups" */, 0, 0);
+  const uint64_t key = kiln_group_layout_mix(seed ^ 0x67726f757073ull /* "groups" */);
   for (int64_t g = 0; g < groups; ++g) {
-    const double u = kiln::tasks::unit_draw(key, static_cast<uint64_t>(g));
+    const uint64_t bits =
+        kiln_group_layout_mix(key ^ kiln_group_layout_mix(static_cast<uint64_t>(g)));
+    const double u = static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0);
     const double scale = 1.0 - spread + 2.0 * spread * u;
     rows[g] = static_cast<int64_t>(static_cast<double>(rows_per_group) * scale);
     if (rows[g] < 0) rows[g] = 0;
