@@ -16,12 +16,15 @@
 // to one per row of B (exact: the 128 rows of a block share its scale). When it has neither, the
 // call returns KILN_ERR_UNSUPPORTED.
 //
-// Scale layouts: the task stores SA as [rows, K/128] and SB as [G, N/128, K/128], k-blocks
-// fastest. cuBLASLt's documented layout for these modes is taken to be outer-dimension fastest
-// (rows of A, then 128-row blocks of B, as DeepGEMM-style kernels read them); the baseline then
-// transposes both into a scratch buffer first (one small kernel per call, in the baseline's
-// time). KILN_GG_SA_AS_GIVEN=1 / KILN_GG_SB_AS_GIVEN=1 pass the task's layout unchanged instead.
-// bench/grouped_gemm_fp8_probe.cu checks on the GPU which layout cuBLASLt reads (README.md).
+// Scale layouts, as measured on an H200 with cuBLASLt 13.1 (README.md): VEC128 scales (the
+// task's SA, cuBLASLt's B) are read rows fastest, [K/128][rows], so the baseline transposes SA
+// per group into a scratch buffer (one small kernel per call, in the baseline's time);
+// BLK128x128 scales (SB) are read k-blocks fastest as the task stores them, [N/128][ld] with ld
+// a multiple of 4 (true of every scored workload, K/128 = 56, 32, 24, 16; other K are repacked).
+// cuBLASLt also refuses VEC128 scales on an operand whose row count is not a multiple of 4, so
+// each group's GEMM runs over its rows rounded up to a multiple of 4: the extra rows are the
+// group's padding (I = -1), which lies inside the group's 128-row region and is outside the
+// contract. KILN_GG_SA_AS_GIVEN=1 / KILN_GG_SB_AS_GIVEN=0 change the two layouts for probing.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -40,7 +43,7 @@
 #define KILN_GG_SA_AS_GIVEN 0
 #endif
 #ifndef KILN_GG_SB_AS_GIVEN
-#define KILN_GG_SB_AS_GIVEN 0
+#define KILN_GG_SB_AS_GIVEN 1
 #endif
 
 namespace {
@@ -76,6 +79,18 @@ __global__ void expand_block_scales(const float* in, float* out, int64_t groups,
     out[rows_fastest ? (g * blocks + k) * N + n : i] = v;
   }
 }
+
+// [rows][inner] -> [rows][ld], ld >= inner (the gap left as it is: never read as a scale).
+__global__ void pad_scale_rows(const float* in, float* out, int64_t rows, int64_t inner,
+                               int64_t ld) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < rows * inner;
+       i += int64_t{gridDim.x} * blockDim.x)
+    out[(i / inner) * ld + i % inner] = in[i];
+}
+
+// The rows a group's GEMM covers: its valid rows rounded up to a multiple of 4 (cuBLASLt's
+// VEC128 scales need it); the extra rows are the group's own padding, inside its 128-row region.
+int64_t gemm_rows(int64_t rows) { return (rows + 3) / 4 * 4; }
 
 struct DeviceState {
   cublasLtHandle_t handle = nullptr;
@@ -219,14 +234,15 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const float* sa_ptr = static_cast<const float*>(sa.data);
   const float* sb_ptr = static_cast<const float*>(sb.data);
   const int64_t sa_floats = rows * blocks;
-  const int64_t sb_floats = G * N * blocks;  // room for B's scales expanded to one per row
+  // Room for B's scales expanded to one per row, or padded to a multiple of 4 per block row.
+  const int64_t sb_floats = G * N * ((blocks + 3) / 4 * 4);
   int64_t first = 0;  // the first non-empty group
   while (first < G && count[static_cast<size_t>(first)] == 0) ++first;
   if (first == G) return KILN_OK;  // no rows in any group: nothing to write
   if (s.pair == 0) {
     const auto* a0 = static_cast<const uint8_t*>(a.data) + begin[first] * K;
     const auto* b0 = static_cast<const uint8_t*>(b.data) + first * N * K;
-    const int64_t n0 = count[static_cast<size_t>(first)];
+    const int64_t n0 = gemm_rows(count[static_cast<size_t>(first)]);
     if (group_gemm(s, CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, false, a0, sa_ptr, b0, sb_ptr,
                    d.data, n0, N, K, stream))
       s.pair = 1;
@@ -251,7 +267,7 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
       if (count[static_cast<size_t>(g)] == 0) continue;
       transpose_scales<<<64, 256, 0, stream>>>(sa_ptr + begin[g] * blocks,
                                                s.scales + begin[g] * blocks, 1,
-                                               count[static_cast<size_t>(g)], blocks);
+                                               gemm_rows(count[static_cast<size_t>(g)]), blocks);
     }
     sa_ptr = s.scales;
   }
@@ -263,15 +279,21 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   } else if (!KILN_GG_SB_AS_GIVEN) {
     transpose_scales<<<64, 256, 0, stream>>>(sb_ptr, s.scales + sa_floats, G, N / kBlock, blocks);
     sb_ptr = s.scales + sa_floats;
+  } else if (blocks % 4 != 0) {
+    // [G][nb][blocks] -> [G][nb][ld] with ld = blocks rounded up to 4.
+    pad_scale_rows<<<64, 256, 0, stream>>>(sb_ptr, s.scales + sa_floats, G * (N / kBlock), blocks,
+                                           (blocks + 3) / 4 * 4);
+    sb_ptr = s.scales + sa_floats;
   }
   const cublasLtMatmulMatrixScale_t mode_a = s.pair == 1
                                                  ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
                                                  : CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-  const int64_t sb_group = s.pair == 1 ? (N / kBlock) * blocks : N * blocks;
+  const int64_t sb_ld = s.pair == 1 && KILN_GG_SB_AS_GIVEN ? (blocks + 3) / 4 * 4 : blocks;
+  const int64_t sb_group = s.pair == 1 ? (N / kBlock) * sb_ld : N * blocks;
   if (cudaGetLastError() != cudaSuccess) return KILN_ERR_LAUNCH;
   for (int64_t g = 0; g < G; ++g) {
-    const int64_t n = count[static_cast<size_t>(g)];
-    if (n == 0) continue;
+    if (count[static_cast<size_t>(g)] == 0) continue;
+    const int64_t n = gemm_rows(count[static_cast<size_t>(g)]);
     const auto* ag = static_cast<const uint8_t*>(a.data) + begin[g] * K;
     const auto* bg = static_cast<const uint8_t*>(b.data) + g * N * K;
     auto* dg = static_cast<__nv_bfloat16*>(d.data) + begin[g] * N;
