@@ -10,6 +10,7 @@
 # (KILN_TASKS_DIR, KILN_ABI_INCLUDE). Writes
 #   OUT_DIR/probe.txt           the probe: heuristics per group shape and scale-mode pair, and the
 #                               scale layout cuBLASLt reads (bench/grouped_gemm_fp8_probe.cu)
+#   OUT_DIR/baseline_check.txt  baseline.cu alone: status, ms per call, errors on sampled rows
 #   OUT_DIR/benchmark.json      the benchmark tool's structuredContent for the starter
 #   OUT_DIR/summary.jsonl       per workload: pass, starter and baseline times, the baseline's
 #                               TFLOP/s and its errors against the exact reference
@@ -30,6 +31,15 @@ echo "== probe" >&2
 "$cuda/bin/nvcc" -std=c++17 -O2 -arch=sm_90a -I"$src/tasks/include" \
   "$src/bench/grouped_gemm_fp8_probe.cu" -L"$cuda/lib64" -lcublasLt -o "$out/probe"
 "$out/probe" | tee "$out/probe.txt"
+
+echo "== the baseline alone against a double-precision sum, every workload" >&2
+"$cuda/bin/nvcc" -std=c++17 -O2 -arch=sm_90a -I"$src/tasks/grouped_gemm_fp8" -I"$src/tasks/include" \
+  "$src/bench/grouped_gemm_fp8_baseline_check.cu" -L"$cuda/lib64" -lcublasLt -o "$out/check"
+for w in "4 8192 6144 7168 2" "4 8192 4096 4096 3" "8 4096 7168 3072 6" "8 4096 4096 2048 11"; do
+  echo "G M N K S = $w" | tee -a "$out/baseline_check.txt"
+  # shellcheck disable=SC2086
+  "$out/check" $w | tee -a "$out/baseline_check.txt" || true
+done
 
 echo "== benchmark of the starter (with the cuBLASLt baseline interleaved)" >&2
 if [[ $# -gt 0 ]]; then
