@@ -16,6 +16,7 @@ constexpr uint64_t kPurposeSimInput = 0x73696d696e707574ull;
 
 std::vector<unsigned char> draw_input(const tasks::TensorLayout& tensor, uint64_t seed,
                                       uint64_t tensor_index) {
+  if (!tensor.fixed_bytes.empty()) return tensor.fixed_bytes;  // fixed by the dims (group_index)
   const int64_t elements = tensor.elements();
   const int size = tasks::dtype_size(tensor.dtype);
   std::vector<unsigned char> bytes(static_cast<size_t>(elements) * size);

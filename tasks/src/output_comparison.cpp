@@ -94,11 +94,18 @@ std::string ErrorStats::summary() const {
 ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dtype,
                         int64_t elements, const std::vector<int64_t>& shape,
                         const Tolerance& tolerance, uint64_t poison_pattern,
-                        const std::vector<int64_t>* row_ids) {
+                        const std::vector<int64_t>* row_ids,
+                        const std::vector<uint8_t>* ignored_rows) {
   ErrorStats stats;
-  stats.checked = elements;
   const int size = dtype_size(dtype);
+  const int64_t row_elements =
+      shape.empty() || shape[0] == 0 ? elements : std::max<int64_t>(1, elements / shape[0]);
   for (int64_t i = 0; i < elements; ++i) {
+    if (ignored_rows != nullptr) {
+      const auto row = static_cast<size_t>(i / row_elements);
+      if (row < ignored_rows->size() && (*ignored_rows)[row] != 0) continue;
+    }
+    ++stats.checked;
     const uint64_t abits = load_bits(actual, i, size);
     const double a = decode(dtype, abits);
     const double e = decode(dtype, load_bits(expected, i, size));

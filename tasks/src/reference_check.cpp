@@ -50,15 +50,31 @@ RowPlan RowSampler::plan(const WorkloadLayout& layout, const ReferenceBudget& bu
       std::min(per_row > 0 ? budget.sampled_check_flops / per_row : 1e18,
                static_cast<double>(budget.sampled_check_elements) / elements_per_row);
   const auto wanted = std::clamp<int64_t>(static_cast<int64_t>(affordable), budget.min_rows, rows);
-  std::set<int64_t> chosen = {0, rows - 1};
-  for (int64_t r : required) {
-    if (r >= 0 && r < rows) chosen.insert(r);
+  // Rows outside the contract (ignore_rows_where) are never worth a reference row.
+  std::vector<uint8_t> ignored;
+  bool every_output_masked = true;
+  for (const auto& t : layout.tensors) {
+    if (t.is_output && t.ignored_rows.empty()) every_output_masked = false;
+    if (t.is_output && !t.ignored_rows.empty()) {
+      ignored.resize(t.ignored_rows.size(), 1);
+      for (size_t r = 0; r < t.ignored_rows.size(); ++r) ignored[r] &= t.ignored_rows[r];
+    }
   }
+  if (!every_output_masked) ignored.clear();
+  std::set<int64_t> chosen;
+  auto choose = [&](int64_t r) {
+    if (r >= 0 && r < rows && (ignored.empty() || ignored[static_cast<size_t>(r)] == 0))
+      chosen.insert(r);
+  };
+  choose(0);
+  choose(rows - 1);
+  for (int64_t r : required) choose(r);
   const uint64_t key = stream_key(seed, 0x726f7773ull /* "rows" */, 0, 0);
   for (uint64_t i = 0;
        static_cast<int64_t>(chosen.size()) < wanted && i < static_cast<uint64_t>(4 * rows); ++i) {
-    chosen.insert(static_cast<int64_t>(unit_draw(key, i) * static_cast<double>(rows)));
+    choose(static_cast<int64_t>(unit_draw(key, i) * static_cast<double>(rows)));
   }
+  if (chosen.empty()) chosen.insert(0);  // every row ignored: one row, compared as nothing
   if (static_cast<int64_t>(chosen.size()) >= rows) return plan;
   plan.full = false;
   plan.rows.assign(chosen.begin(), chosen.end());
@@ -152,8 +168,18 @@ ErrorStats ReferenceCheck::compare(const WorkloadLayout& layout, const Reference
     }
     int64_t elements = 1;
     for (int64_t e : run.shapes[t]) elements *= e;
+    // Rows outside the contract, as rows of the (possibly cut) buffers.
+    std::vector<uint8_t> ignored;
+    if (!tensor.ignored_rows.empty()) {
+      if (cut) {
+        for (int64_t row : run.plan.rows) ignored.push_back(tensor.ignored_rows[row]);
+      } else {
+        ignored = tensor.ignored_rows;
+      }
+    }
     total.merge(compare_host(actual_data, run.outputs[t].data(), tensor.dtype, elements,
-                             run.shapes[t], tolerance_, pattern, cut ? &run.plan.rows : nullptr));
+                             run.shapes[t], tolerance_, pattern, cut ? &run.plan.rows : nullptr,
+                             ignored.empty() ? nullptr : &ignored));
   }
   return total;
 }

@@ -30,7 +30,13 @@ nlohmann::json to_json(const Task& task) {
     nlohmann::json entry = {
         {"name", tensor.name}, {"dtype", tensor.dtype}, {"shape", tensor.shape}};
     (tensor.is_output ? outputs : inputs).push_back(std::move(entry));
-    if (!tensor.is_output) {
+    if (!tensor.is_output && tensor.distribution.kind == "group_index") {
+      const Distribution& d = tensor.distribution;
+      distributions[tensor.name] = {
+          {"kind", d.kind},   {"groups", d.groups}, {"rows_per_group", d.rows_per_group},
+          {"align", d.align}, {"seed", d.seed},     {"spread", d.spread},
+          {"padding", -1}};
+    } else if (!tensor.is_output) {
       distributions[tensor.name] = {{"kind", tensor.distribution.kind},
                                     {"low", tensor.distribution.low},
                                     {"high", tensor.distribution.high}};
@@ -89,6 +95,20 @@ nlohmann::json to_json(const Task& task) {
         {"readme", relative(task.readme_path)}}},
       {"sha256", task.sha256},
   };
+  if (!task.ignore_rows_where.empty()) {
+    nlohmann::json ignored = nlohmann::json::array();
+    for (const auto& rule : task.ignore_rows_where) {
+      ignored.push_back(
+          {{"output", rule.output},
+           {"index", rule.index},
+           {"equals", rule.equals},
+           {"rule", "rows r of " + rule.output + " with " + rule.index +
+                        "[r] == " + std::to_string(rule.equals) +
+                        " are outside the contract: never compared, never scored; write "
+                        "them or not"}});
+    }
+    out["ignore_rows_where"] = ignored;
+  }
   if (!task.gpu_reference_path.empty())
     out["files"]["gpu_reference"] = relative(task.gpu_reference_path);
   return out;

@@ -3,6 +3,7 @@
 // "FILE: FIELD: PROBLEM; WHAT TO DO".
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -13,6 +14,7 @@
 #include "kiln/base/json_text.h"
 #include "kiln/base/text.h"
 #include "kiln/tasks/task.h"
+#include "kiln/tasks/tensor_layout.h"
 
 namespace kiln::tasks {
 namespace {
@@ -149,7 +151,30 @@ void read_signature(const JsonField& field, const std::vector<std::string>& dims
   }
 }
 
-void read_distributions(const JsonField& field, Task& task) {
+// A group_index input: a rank-1 integer tensor whose values the dims fix (kiln/group_layout.h).
+void read_group_index(const JsonField& entry, const TensorSpec& tensor,
+                      const std::vector<std::string>& dims, Distribution& distribution) {
+  entry.allow_only({"kind", "groups", "rows_per_group", "align", "seed", "spread"});
+  if (tensor.dtype != "i32" && tensor.dtype != "i64") {
+    entry.at("kind").fail("group_index needs an i32 or i64 tensor, and " + tensor.name + " is " +
+                          tensor.dtype + "; change its dtype or the distribution");
+  }
+  if (tensor.shape.size() != 1) {
+    entry.at("kind").fail("group_index needs a rank-1 tensor (one index per row), and " +
+                          tensor.name + " has rank " + std::to_string(tensor.shape.size()));
+  }
+  distribution.groups = read_expression(entry.at("groups"), dims);
+  distribution.rows_per_group = read_expression(entry.at("rows_per_group"), dims);
+  distribution.align = read_expression(entry.at("align"), dims);
+  distribution.seed = read_expression(entry.at("seed"), dims);
+  if (const auto spread = entry.find("spread")) {
+    distribution.spread = spread->nonnegative_number();
+    if (distribution.spread > 1)
+      spread->fail("must be between 0 and 1 (a share of rows_per_group)");
+  }
+}
+
+void read_distributions(const JsonField& field, const std::vector<std::string>& dims, Task& task) {
   for (const auto& key : field.keys()) {
     const auto it = std::find_if(task.tensors.begin(), task.tensors.end(),
                                  [&](const auto& t) { return t.name == key && !t.is_output; });
@@ -157,12 +182,17 @@ void read_distributions(const JsonField& field, Task& task) {
       field.at(key).fail("is not an input tensor; give distributions for inputs only");
     }
     const auto entry = field.at(key);
-    entry.allow_only({"kind", "low", "high"});
     const auto kind = entry.at("kind");
     it->distribution.kind = kind.string();
-    if (it->distribution.kind != "uniform") {
-      kind.fail("'" + it->distribution.kind + "' is not a known distribution; use \"uniform\"");
+    if (it->distribution.kind == "group_index") {
+      read_group_index(entry, *it, dims, it->distribution);
+      continue;
     }
+    if (it->distribution.kind != "uniform") {
+      kind.fail("'" + it->distribution.kind +
+                "' is not a known distribution; use \"uniform\" or \"group_index\"");
+    }
+    entry.allow_only({"kind", "low", "high"});
     it->distribution.low = entry.at("low").number();
     it->distribution.high = entry.at("high").number();
     if (!(it->distribution.low < it->distribution.high)) {
@@ -176,6 +206,52 @@ void read_distributions(const JsonField& field, Task& task) {
                        "{\"kind\": \"uniform\", \"low\": -1, \"high\": 1}"};
     }
   }
+}
+
+IgnoredRows read_ignored_rows(const JsonField& field, const Task& task) {
+  field.allow_only({"output", "index", "equals"});
+  IgnoredRows rule;
+  const auto output = field.at("output");
+  rule.output = output.identifier();
+  const auto index = field.at("index");
+  rule.index = index.identifier();
+  rule.equals = field.at("equals").integer_between(std::numeric_limits<int64_t>::min(),
+                                                   std::numeric_limits<int64_t>::max());
+  const auto find = [&task](const std::string& name) {
+    return std::find_if(task.tensors.begin(), task.tensors.end(),
+                        [&](const auto& t) { return t.name == name; });
+  };
+  const auto out = find(rule.output);
+  if (out == task.tensors.end() || !out->is_output) {
+    output.fail("'" + rule.output +
+                "' is not an output tensor; name the output whose rows "
+                "fall outside the contract");
+  }
+  const auto in = find(rule.index);
+  if (in == task.tensors.end() || in->is_output) {
+    index.fail("'" + rule.index + "' is not an input tensor; name a group_index input");
+  }
+  if (!in->distribution.fixed_by_dims()) {
+    index.fail("'" + rule.index + "' has distribution '" + in->distribution.kind +
+               "'; the index must be a group_index input, whose values the dims fix, so the "
+               "harness knows the ignored rows without reading the candidate's memory");
+  }
+  return rule;
+}
+
+std::vector<IgnoredRows> read_ignore_rows_where(const JsonField& field, const Task& task) {
+  std::vector<IgnoredRows> rules;
+  if (field.json().is_object()) {
+    rules.push_back(read_ignored_rows(field, task));
+    return rules;
+  }
+  if (!field.json().is_array()) {
+    field.fail(
+        "must be an object {\"output\": ..., \"index\": ..., \"equals\": ...} or an "
+        "array of them");
+  }
+  for (const auto& element : field.elements()) rules.push_back(read_ignored_rows(element, task));
+  return rules;
 }
 
 std::vector<Workload> read_workloads(const JsonField& field, const std::vector<std::string>& dims) {
@@ -216,6 +292,41 @@ std::vector<Workload> read_workloads(const JsonField& field, const std::vector<s
   return workloads;
 }
 
+// The first extent of a tensor at a workload (shapes are checked before this runs).
+int64_t leading_extent(const TensorSpec& tensor, const std::map<std::string, int64_t>& dims) {
+  auto extent = evaluate(tensor.shape.front(), dims);
+  return extent ? *extent : 0;
+}
+
+// Every group_index input must have a layout at the workload, and every ignore_rows_where index
+// one entry per row of its output.
+void check_group_layouts(const Task& task, const std::map<std::string, int64_t>& dims,
+                         const std::string& where) {
+  for (const auto& tensor : task.tensors) {
+    if (tensor.is_output || !tensor.distribution.fixed_by_dims()) continue;
+    auto values = group_index_values(tensor.distribution, dims, leading_extent(tensor, dims));
+    if (!values) {
+      throw FieldError{where, "input_distribution." + tensor.name + ": " + values.error().message +
+                                  "; change the workload or the fields"};
+    }
+  }
+  for (size_t r = 0; r < task.ignore_rows_where.size(); ++r) {
+    const IgnoredRows& rule = task.ignore_rows_where[r];
+    const auto named = [&task](const std::string& name) -> const TensorSpec& {
+      return *std::find_if(task.tensors.begin(), task.tensors.end(),
+                           [&](const auto& t) { return t.name == name; });
+    };
+    const int64_t rows = leading_extent(named(rule.output), dims);
+    const int64_t entries = leading_extent(named(rule.index), dims);
+    if (rows != entries) {
+      throw FieldError{where, "ignore_rows_where: " + rule.index + " has " +
+                                  std::to_string(entries) + " entries but " + rule.output +
+                                  " has " + std::to_string(rows) +
+                                  " rows; the index needs one entry per output row"};
+    }
+  }
+}
+
 // Every shape, scalar and size expression must evaluate at every workload, and
 // every extent must be positive, so the harness can allocate the tensors.
 void check_workload_sizes(const Task& task, const std::vector<Workload>& workloads,
@@ -247,6 +358,7 @@ void check_workload_sizes(const Task& task, const std::vector<Workload>& workloa
         }
       }
     }
+    check_group_layouts(task, dims, where);
     for (size_t s = 0; s < task.scalars.size(); ++s) {
       // An f64 scalar may be a plain number ("0.125"), which is no integer expression.
       if (task.scalars[s].dtype == "f64" && !expression_names(task.scalars[s].value)) continue;
@@ -324,8 +436,9 @@ void read_baseline(const JsonField& field, const std::string& baseline_file, Tas
 
 Task read_task(const JsonField& root, const std::filesystem::path& dir) {
   root.allow_only({"name", "title", "description", "arch", "dims", "signature",
-                   "input_distribution", "workloads", "sim_workloads", "tolerance", "flops",
-                   "bytes", "baseline", "banned_symbols", "rules", "allow_host_sync", "files"});
+                   "input_distribution", "ignore_rows_where", "workloads", "sim_workloads",
+                   "tolerance", "flops", "bytes", "baseline", "banned_symbols", "rules",
+                   "allow_host_sync", "files"});
   Task task;
   task.dir = dir;
   const auto name = root.at("name");
@@ -347,7 +460,9 @@ Task read_task(const JsonField& root, const std::filesystem::path& dir) {
   }
   task.dims = read_dims(root.at("dims"));
   read_signature(root.at("signature"), task.dims, task);
-  read_distributions(root.at("input_distribution"), task);
+  read_distributions(root.at("input_distribution"), task.dims, task);
+  if (const auto ignored = root.find("ignore_rows_where"))
+    task.ignore_rows_where = read_ignore_rows_where(*ignored, task);
   if (const auto flops = root.find("flops")) task.flops = read_expression(*flops, task.dims);
   task.bytes = read_expression(root.at("bytes"), task.dims);
   task.workloads = read_workloads(root.at("workloads"), task.dims);

@@ -1,7 +1,9 @@
 #include "kiln/tasks/tensor_layout.h"
 
 #include <cstdlib>
+#include <cstring>
 
+#include "kiln/group_layout.h"
 #include "kiln/tasks/numeric_codec.h"
 
 namespace kiln::tasks {
@@ -30,7 +32,57 @@ Result<double> scalar_as_double(const std::string& text,
   return static_cast<double>(*value);
 }
 
+// An expression of a group_index distribution at the workload's dims.
+Result<int64_t> group_argument(const std::string& field, const std::string& expression,
+                               const std::map<std::string, int64_t>& dims) {
+  auto value = evaluate(expression, dims);
+  if (!value) return make_error("group_index " + field + ": " + value.error().message);
+  return *value;
+}
+
+// The fixed bytes of an input whose values follow from the dims.
+Result<std::vector<unsigned char>> fixed_input(const TensorLayout& tensor,
+                                               const std::map<std::string, int64_t>& dims) {
+  auto values = group_index_values(tensor.distribution, dims, tensor.elements());
+  if (!values) return values.error();
+  const int size = dtype_size(tensor.dtype);
+  std::vector<unsigned char> bytes(static_cast<size_t>(tensor.bytes()));
+  for (size_t i = 0; i < values->size(); ++i) {
+    const uint64_t bits = encode(tensor.dtype, static_cast<double>((*values)[i]));
+    std::memcpy(bytes.data() + i * static_cast<size_t>(size), &bits, static_cast<size_t>(size));
+  }
+  return bytes;
+}
+
 }  // namespace
+
+Result<std::vector<int64_t>> group_index_values(const Distribution& distribution,
+                                                const std::map<std::string, int64_t>& dims,
+                                                int64_t rows) {
+  auto groups = group_argument("groups", distribution.groups, dims);
+  if (!groups) return groups.error();
+  auto per_group = group_argument("rows_per_group", distribution.rows_per_group, dims);
+  if (!per_group) return per_group.error();
+  auto align = group_argument("align", distribution.align, dims);
+  if (!align) return align.error();
+  auto seed = group_argument("seed", distribution.seed, dims);
+  if (!seed) return seed.error();
+  if (*groups < 1 || *groups > (int64_t{1} << 20)) {
+    return make_error("group_index groups is " + std::to_string(*groups) +
+                      "; it must be between 1 and 2^20");
+  }
+  std::vector<int64_t> begin(static_cast<size_t>(*groups));
+  std::vector<int64_t> count(static_cast<size_t>(*groups));
+  if (kiln_group_layout(*groups, *per_group, *align, distribution.spread,
+                        static_cast<uint64_t>(*seed), rows, begin.data(), count.data()) != 0) {
+    return make_error("group_index arguments out of range (groups " + std::to_string(*groups) +
+                      ", rows_per_group " + std::to_string(*per_group) + ", align " +
+                      std::to_string(*align) + "); each must be at least 1");
+  }
+  std::vector<int64_t> out(static_cast<size_t>(rows));
+  kiln_group_index_rows(*groups, begin.data(), count.data(), rows, -1, out.data());
+  return out;
+}
 
 Result<kiln_dtype> parse_dtype(const std::string& name) {
   for (const auto& entry : kDtypes) {
@@ -54,6 +106,13 @@ int64_t TensorLayout::elements() const {
 }
 
 int64_t TensorLayout::bytes() const { return elements() * dtype_size(dtype); }
+
+int64_t TensorLayout::checked_elements() const {
+  if (ignored_rows.empty() || shape.empty()) return elements();
+  int64_t rows = 0;
+  for (uint8_t ignored : ignored_rows) rows += ignored ? 0 : 1;
+  return rows * (elements() / shape[0]);
+}
 
 std::vector<int64_t> TensorLayout::index_of(int64_t flat) const {
   std::vector<int64_t> index(shape.size(), 0);
@@ -127,7 +186,37 @@ Result<WorkloadLayout> layout_workload(const Task& task, const Workload& workloa
     for (size_t d = tensor.shape.size(); d-- > 1;) {
       tensor.strides[d - 1] = tensor.strides[d] * tensor.shape[d];
     }
+    if (!tensor.is_output && tensor.distribution.fixed_by_dims()) {
+      auto bytes = fixed_input(tensor, workload.dims);
+      if (!bytes) {
+        return make_error("tensor " + spec.name + " at workload " + workload.name + ": " +
+                          bytes.error().message);
+      }
+      tensor.fixed_bytes = std::move(*bytes);
+    }
     layout.tensors.push_back(std::move(tensor));
+  }
+  for (const auto& rule : task.ignore_rows_where) {
+    TensorLayout* output = nullptr;
+    const TensorLayout* index = nullptr;
+    for (auto& t : layout.tensors) {
+      if (t.name == rule.output && t.is_output) output = &t;
+      if (t.name == rule.index && !t.is_output) index = &t;
+    }
+    if (output == nullptr || index == nullptr || index->fixed_bytes.empty() ||
+        index->elements() != output->shape[0]) {
+      return make_error("ignore_rows_where (" + rule.output + " by " + rule.index +
+                        ") does not fit workload " + workload.name +
+                        "; the loader should have refused this task");
+    }
+    output->ignored_rows.resize(static_cast<size_t>(output->shape[0]), 0);
+    const int size = dtype_size(index->dtype);
+    for (int64_t r = 0; r < output->shape[0]; ++r) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, index->fixed_bytes.data() + r * size, static_cast<size_t>(size));
+      if (decode(index->dtype, bits) == static_cast<double>(rule.equals))
+        output->ignored_rows[static_cast<size_t>(r)] = 1;
+    }
   }
   for (const auto& spec : task.scalars) {
     ScalarValue scalar;

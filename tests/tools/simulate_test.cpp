@@ -126,6 +126,22 @@ TEST_F(SimulateToolTest, Fp16GemmStarterPassesEveryWorkloadWithCountsAndProgress
   EXPECT_EQ(notifications.back()["params"]["total"], 5);
 }
 
+// The grouped FP8 GEMM's inputs include a group_index (fixed by the dims) and its output rows
+// with I = -1 are outside the contract: the starter, which writes them as zeros, passes, and so
+// would one that left them holding the poison.
+TEST_F(SimulateToolTest, GroupedGemmFp8StarterPassesEverySimWorkload) {
+  const std::string starter = std::string(KILN_TASKS_DIR) + "/grouped_gemm_fp8/starter.cu";
+  auto result = call({{"path", starter}, {"task", "grouped_gemm_fp8"}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(result.structured["ok"], true);
+  EXPECT_EQ(result.structured["passed"], 3);
+  EXPECT_EQ(result.structured["total"], 3);
+  for (const json& workload : result.structured["workloads"]) {
+    EXPECT_EQ(workload["passed"], true) << workload.dump(2);
+    EXPECT_EQ(workload["mismatches"], 0);
+  }
+}
+
 TEST_F(SimulateToolTest, WrongKernelFailsWithMismatchesAndTheFirstValues) {
   auto result = call({{"source", with_bug(1)}, {"workloads", {"64x64x64", "33x17x40"}}});
   ASSERT_TRUE(result.is_error);

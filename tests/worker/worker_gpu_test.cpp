@@ -198,6 +198,28 @@ TEST(WorkerGpu, ZooGemmsPass) {
   }
 }
 
+// grouped_gemm_fp8 on the GPU: the starter passes every gate on every scored workload against
+// the cuBLASLt baseline, the GPU reference agrees with the CPU reference bit for bit, and the
+// baseline itself meets the task's tolerance (the evidence its README's tolerance rests on).
+TEST(WorkerGpu, GroupedGemmFp8StarterAndCublasLtBaselinePass) {
+  const auto tasks = testing::source_dir() / "tasks";
+  const Outcome o = run(Job{"grouped_gemm_fp8-starter",
+                            "verify",
+                            "grouped_gemm_fp8",
+                            tasks / "grouped_gemm_fp8" / "starter.cu",
+                            {}});
+  expect_passed(o);
+  if (prebuild()) return;
+  EXPECT_EQ(o.result["workloads"].size(), 4u);
+  for (const auto& row : o.result["workloads"]) {
+    SCOPED_TRACE(row.value("name", ""));
+    ASSERT_TRUE(row.contains("gpu_reference_anchor")) << row.dump();
+    EXPECT_EQ(row["gpu_reference_anchor"]["differing_elements"].get<int64_t>(), 0);
+    ASSERT_TRUE(row.contains("baseline_errors")) << row.dump();
+    EXPECT_EQ(row["baseline_errors"]["mismatches"].get<int64_t>(), 0) << row.dump();
+  }
+}
+
 TEST(WorkerGpu, BenchmarkTimesAgainstTheBaseline) {
   const auto tasks = testing::source_dir() / "tasks";
   const json limits = {{"job_seconds", 240},

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kiln/base/env.h"
@@ -116,6 +117,34 @@ TEST(WorkerSim, HonestKernelsPassButAreNeverScored) {
   EXPECT_FALSE(any_note_has(outcomes[1].result, "GPU reference stands in"));
   // attention_fwd's baseline is kiln's own wgmma kernel: the simulator runs it as it is.
   EXPECT_FALSE(any_note_has(outcomes[2].result, "GPU reference stands in"));
+}
+
+// grouped_gemm_fp8: a group_index input (fixed by the dims, never perturbed) and output rows
+// outside the contract (I = -1): the starter writes them as zeros, the GPU reference (standing
+// in for the cuBLASLt baseline) too, and no gate counts them, poisoned or not.
+TEST(WorkerSim, GroupedGemmFp8StarterPassesEveryGateTheSimulatorRuns) {
+  const auto starter = testing::source_dir() / "tasks" / "grouped_gemm_fp8" / "starter.cu";
+  const Outcome o = testing::run_job(
+      sim_run(), {"grouped_gemm_fp8-starter", "verify", "grouped_gemm_fp8", starter, {}});
+  ASSERT_TRUE(o.problem.empty()) << brief(o);
+  EXPECT_EQ(o.result.value("status", ""), "passed") << brief(o);
+  EXPECT_TRUE(failed_gates(o.result).empty()) << o.result.dump(1).substr(0, 3000);
+  EXPECT_EQ(o.result["workloads"].size(), 3u);
+  // G*M x N of each sim workload: only the contract rows are compared, so fewer.
+  const std::map<std::string, int64_t> elements = {{"g2_m128_n128_k256", 2 * 128 * 128},
+                                                   {"g2_m200_n128_k384", 2 * 200 * 128},
+                                                   {"g3_m96_n256_k256", 3 * 96 * 256}};
+  for (const auto& row : o.result["workloads"]) {
+    EXPECT_TRUE(row.value("passed", false)) << row;
+    const int64_t checked = row["errors"].value("checked", int64_t{0});
+    EXPECT_GT(checked, 0) << row;
+    EXPECT_LT(checked, elements.at(row.value("name", ""))) << row;
+  }
+  for (const char* gate :
+       {"correctness", "cuda_errors", "poisoned_outputs", "fresh_inputs", "input_checksum",
+        "guard_bands", "determinism", "banned_symbols", "harness_state", "candidate_process"})
+    EXPECT_EQ(gate_state(o.result, gate), "passed") << gate;
+  EXPECT_TRUE(any_note_has(o.result, "GPU reference stands in for its baseline"));
 }
 
 TEST(WorkerSim, AJobThatNeedsAGpuIsRefusedAndSaysWhere) {

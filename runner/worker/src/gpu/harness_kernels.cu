@@ -141,6 +141,7 @@ __global__ void kiln_harness_checksum(const unsigned char* data, int64_t bytes,
 
 __global__ void kiln_harness_compare(const void* actual, const void* expected, kiln_dtype dtype,
                                      int64_t n, double atol, double rtol, uint64_t poison,
+                                     const uint8_t* ignored_rows, int64_t row_elements,
                                      CompareCounters* out) {
   const int size = tasks::dtype_size(dtype);
   unsigned long long mismatches = 0, nan = 0, inf = 0, poisoned = 0, bitwise = 0;
@@ -151,6 +152,7 @@ __global__ void kiln_harness_compare(const void* actual, const void* expected, k
   for (int64_t r = 0; r < rounds; ++r) {
     const int64_t i = begin + r * stride;
     if (i >= n) continue;
+    if (ignored_rows != nullptr && ignored_rows[i / row_elements] != 0) continue;
     const uint64_t abits = load_element(actual, i, size);
     const uint64_t ebits = load_element(expected, i, size);
     const double a = tasks::decode(dtype, abits);
@@ -309,9 +311,11 @@ cudaError_t launch_checksum(const void* data, int64_t bytes, unsigned long long*
 
 cudaError_t launch_compare(const void* actual, const void* expected, kiln_dtype dtype,
                            int64_t elements, double atol, double rtol, uint64_t poison,
+                           const uint8_t* ignored_rows, int64_t row_elements,
                            CompareCounters* counters, cudaStream_t stream) {
   kiln_harness_compare<<<blocks_for(elements), kThreads, 0, stream>>>(
-      actual, expected, dtype, elements, atol, rtol, poison, counters);
+      actual, expected, dtype, elements, atol, rtol, poison, ignored_rows,
+      row_elements > 0 ? row_elements : 1, counters);
   return cudaGetLastError();
 }
 

@@ -55,8 +55,11 @@ cudaError_t launch_check_guard(const unsigned char* band, int64_t bytes, uint64_
 cudaError_t launch_checksum(const void* data, int64_t bytes, unsigned long long* sum,
                             cudaStream_t stream);
 // Element-wise comparison under (atol, rtol); `counters` must be reset first (reset_compare).
+// `ignored_rows` (device, one byte per row of `row_elements` elements; null: none) flags rows
+// outside the contract (task.json "ignore_rows_where"): their elements count for nothing.
 cudaError_t launch_compare(const void* actual, const void* expected, kiln_dtype dtype,
                            int64_t elements, double atol, double rtol, uint64_t poison,
+                           const uint8_t* ignored_rows, int64_t row_elements,
                            CompareCounters* counters, cudaStream_t stream);
 cudaError_t reset_compare(CompareCounters* counters, cudaStream_t stream);
 

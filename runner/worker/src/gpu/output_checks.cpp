@@ -30,10 +30,13 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
     }
     const void* a = actual_buffer->data();
     const void* e = expected_buffer->data();
+    const GuardedBuffer* mask = t < row_masks_.size() ? row_masks_[t].get() : nullptr;
+    const auto* ignored = mask != nullptr ? static_cast<const uint8_t*>(mask->data()) : nullptr;
+    const int64_t row_elements = tensor.elements() / tensor.shape[0];
     cudaError_t err = reset_compare(job_.env.scratch->compare(), hs);
     if (err == cudaSuccess) {
       err = launch_compare(a, e, tensor.dtype, tensor.elements(), tolerance.atol, tolerance.rtol,
-                           pattern, job_.env.scratch->compare(), hs);
+                           pattern, ignored, row_elements, job_.env.scratch->compare(), hs);
     }
     if (err == cudaSuccess) {
       err = cudaMemcpyAsync(&counters, job_.env.scratch->compare(), sizeof counters,
@@ -46,7 +49,7 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
       return out;
     }
     tasks::ErrorStats stats;
-    stats.checked = tensor.elements();
+    stats.checked = mask != nullptr ? tensor.checked_elements() : tensor.elements();
     stats.mismatches = static_cast<int64_t>(counters.mismatches);
     stats.nan = static_cast<int64_t>(counters.nan);
     stats.inf = static_cast<int64_t>(counters.inf);

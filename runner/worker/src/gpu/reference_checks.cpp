@@ -216,7 +216,9 @@ Result<tasks::ErrorStats> WorkloadSession::against_reference(const tasks::HostTe
     if (host[t].size() != expected[t].size())
       return make_error("internal: host copy of " + tensor.name + " has the wrong size");
     total.merge(tasks::compare_host(host[t].data(), expected[t].data(), tensor.dtype,
-                                    tensor.elements(), tensor.shape, job_.tolerance, pattern));
+                                    tensor.elements(), tensor.shape, job_.tolerance, pattern,
+                                    nullptr,
+                                    tensor.ignored_rows.empty() ? nullptr : &tensor.ignored_rows));
   }
   return total;
 }

@@ -61,6 +61,8 @@ int run_once(const JobSpec& spec, const WorkerOptions& options, const RunOnceOpt
     if (tensor.is_output) {
       tasks::PoisonPattern::fill_host(host.data(), tensor.elements(), tensor.dtype,
                                       tasks::PoisonPattern::bits(tensor.dtype, 0));
+    } else if (!tensor.fixed_bytes.empty()) {
+      host = tensor.fixed_bytes;  // fixed by the dims (a group_index)
     } else {
       const uint64_t key = tasks::stream_key(spec.seed, 0x6f6e6365ull /* "once" */, t, 0);
       for (int64_t i = 0; i < tensor.elements(); ++i) {

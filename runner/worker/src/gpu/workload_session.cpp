@@ -60,6 +60,7 @@ Status WorkloadSession::allocate(bool timing) {
   if (job_.candidate != nullptr) job_.candidate->release_all();
   if (job_.incumbent != nullptr) job_.incumbent->release_all();
   drawn_.clear();
+  if (auto s = upload_row_masks(); !s) return s;
   inputs_ = TensorSet();
   if (auto s = inputs_.allocate(layout_, true, false, job_.env.guard_seed, &job_.next_band, hs); !s)
     return s;
@@ -94,6 +95,29 @@ Status WorkloadSession::allocate(bool timing) {
   return baseline_first_.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
 }
 
+Status WorkloadSession::upload_row_masks() {
+  if (!row_masks_.empty()) return Ok{};
+  row_masks_.resize(layout_.tensors.size());
+  for (size_t t = 0; t < layout_.tensors.size(); ++t) {
+    const tasks::TensorLayout& tensor = layout_.tensors[t];
+    if (!tensor.is_output || tensor.ignored_rows.empty()) continue;
+    auto mask = std::make_unique<GuardedBuffer>();
+    const auto bytes = static_cast<int64_t>(tensor.ignored_rows.size());
+    if (auto s = mask->allocate(bytes, job_.env.guard_seed, job_.next_band,
+                                tensor.name + "'s ignored rows");
+        !s)
+      return s;
+    job_.next_band += 2;
+    if (auto s = cuda_ok(cudaMemcpy(mask->data(), tensor.ignored_rows.data(),
+                                    static_cast<size_t>(bytes), cudaMemcpyHostToDevice),
+                         "uploading " + tensor.name + "'s ignored rows");
+        !s)
+      return s;
+    row_masks_[t] = std::move(mask);
+  }
+  return Ok{};
+}
+
 Status WorkloadSession::draw_inputs(TensorSet& inputs, uint64_t draw) {
   const ScopedSeconds timed(wall(&WallTime::inputs_s));
   const uint64_t draw_id = (static_cast<uint64_t>(index_) << 40) | draw;
@@ -101,6 +125,17 @@ Status WorkloadSession::draw_inputs(TensorSet& inputs, uint64_t draw) {
     const tasks::TensorLayout& tensor = layout_.tensors[t];
     GuardedBuffer* buffer = inputs.at(t);
     if (tensor.is_output || buffer == nullptr) continue;
+    if (!tensor.fixed_bytes.empty()) {
+      // Fixed by the dims (a group_index): the same values in every draw.
+      if (auto s = cuda_ok(
+              cudaMemcpyAsync(buffer->data(), tensor.fixed_bytes.data(), tensor.fixed_bytes.size(),
+                              cudaMemcpyHostToDevice, job_.env.harness_stream),
+              "uploading " + tensor.name);
+          !s) {
+        return s;
+      }
+      continue;
+    }
     const uint64_t key = tasks::stream_key(job_.seed, kPurposeInput, t, draw_id);
     if (auto s = cuda_ok(launch_draw_uniform(buffer->data(), tensor.elements(), tensor.dtype,
                                              tensor.distribution.low, tensor.distribution.high, key,
@@ -164,7 +199,8 @@ Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
     const tasks::TensorLayout& tensor = layout_.tensors[t];
     GuardedBuffer* buffer = inputs.at(t);
-    if (tensor.is_output || buffer == nullptr) continue;
+    // A group_index is the problem's layout, not a value to vary: it stays as the dims fix it.
+    if (tensor.is_output || buffer == nullptr || !tensor.fixed_bytes.empty()) continue;
     const int64_t n = tensor.elements();
     const int size = tasks::dtype_size(tensor.dtype);
     const uint64_t key = tasks::stream_key(job_.seed, kPurposePerturb, t,

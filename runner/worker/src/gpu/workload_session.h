@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -123,6 +124,8 @@ class WorkloadSession {
 
   // Buffers, inputs and calls (workload_session.cpp).
   Status allocate(bool with_baseline_sets);
+  // Each masked output's ignored_rows on the device (the harness's own copy), for compare().
+  Status upload_row_masks();
   Status draw_inputs(TensorSet& inputs, uint64_t draw);
   Status perturb_inputs(TensorSet& inputs, uint64_t salt, std::vector<int64_t>* touched_rows);
   // Input checksums as the harness left each input set when it drew or perturbed it. Every
@@ -208,7 +211,9 @@ class WorkloadSession {
   TensorSet baseline_out_[2];
   TensorSet baseline_first_;
   std::vector<std::pair<const TensorSet*, std::vector<uint64_t>>> drawn_;  // record_drawn
-  TensorSet reference_out_;                        // the GPU reference's last answer
+  TensorSet reference_out_;  // the GPU reference's last answer
+  // Per tensor: the output's ignored_rows on the device (null: every row checked).
+  std::vector<std::unique_ptr<GuardedBuffer>> row_masks_;
   std::optional<tasks::ReferenceRun> cpu_answer_;  // the CPU reference's last answer
   bool anchored_ = false;                          // the GPU reference agreed with the CPU's
   TensorSet incumbent_out_;                        // the incumbent's outputs (timing pass)

@@ -40,11 +40,14 @@ struct ErrorStats {
 
 // Compares dense row-major host buffers of `elements` elements. `shape` turns flat
 // indices into multi-indices for the report; `row_ids`, when given, maps the first
-// dimension to the row numbers of the full output (for sampled rows).
+// dimension to the row numbers of the full output (for sampled rows). `ignored_rows`, when
+// given, flags rows of these buffers (one per first-dim index) outside the contract
+// (task.json "ignore_rows_where"): their elements are neither compared nor counted.
 ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dtype,
                         int64_t elements, const std::vector<int64_t>& shape,
                         const Tolerance& tolerance, uint64_t poison_pattern,
-                        const std::vector<int64_t>* row_ids = nullptr);
+                        const std::vector<int64_t>* row_ids = nullptr,
+                        const std::vector<uint8_t>* ignored_rows = nullptr);
 
 // Elements that differ bitwise between two runs (for the determinism gate).
 int64_t count_bitwise_differences(const void* a, const void* b, kiln_dtype dtype, int64_t elements);

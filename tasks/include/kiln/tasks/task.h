@@ -12,12 +12,33 @@
 
 namespace kiln::tasks {
 
-// How the harness draws an input tensor's values. Only "uniform" exists so far:
-// independent draws from [low, high), rounded to the tensor's dtype.
+// How the harness makes an input tensor's values (tasks/FORMAT.md, input_distribution):
+//   "uniform": independent draws from [low, high), rounded to the tensor's dtype, fresh from the
+//              hidden seed for every draw;
+//   "group_index": the row-to-group index of an M-grouped layout (kiln/group_layout.h), fixed by
+//              the dims alone: rows_per_group, groups, align and seed are expressions over them.
 struct Distribution {
   std::string kind = "uniform";
   double low = -1;
   double high = 1;
+  // group_index only.
+  std::string groups;
+  std::string rows_per_group;
+  std::string align;
+  std::string seed;
+  double spread = 0.25;
+
+  bool fixed_by_dims() const { return kind == "group_index"; }
+};
+
+// Rows of an output outside the contract (task.json "ignore_rows_where"): row r of `output`
+// is never compared, counted or scored when index[r] == equals. `index` is an input whose
+// values the dims fix (a group_index input), so the harness knows the rows without reading
+// memory a candidate can reach.
+struct IgnoredRows {
+  std::string output;
+  std::string index;
+  int64_t equals = -1;
 };
 
 // One tensor of the kernel's signature. Shape entries are expressions over the
@@ -60,8 +81,9 @@ struct Task {
   std::vector<Workload> workloads;
   std::vector<Workload> sim_workloads;
   Tolerance tolerance;
-  std::string flops;  // expression over dims; empty when not meaningful
-  std::string bytes;  // expression over dims: minimum bytes moved
+  std::vector<IgnoredRows> ignore_rows_where;  // empty: every output row is in the contract
+  std::string flops;                           // expression over dims; empty when not meaningful
+  std::string bytes;                           // expression over dims: minimum bytes moved
   std::string baseline_name;
   std::vector<std::string> baseline_libraries;  // link names, e.g. "cublas" for -lcublas
   std::vector<std::string> banned_symbols;

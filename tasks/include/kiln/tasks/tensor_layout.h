@@ -26,9 +26,17 @@ struct TensorLayout {
   std::string leading_dim;       // the shape[0] expression as written, e.g. "M"
   bool is_output = false;
   Distribution distribution;  // inputs only
+  // Inputs whose values the dims fix (distribution.fixed_by_dims()): their dense bytes, the same
+  // in every draw; empty for drawn inputs.
+  std::vector<unsigned char> fixed_bytes;
+  // Outputs: one flag per row (first-dim index), 1 when the row is outside the contract
+  // (task.json "ignore_rows_where"); empty when every row is checked.
+  std::vector<uint8_t> ignored_rows;
 
   int64_t elements() const;
   int64_t bytes() const;
+  // Elements in the rows the contract covers (all of them without ignored_rows).
+  int64_t checked_elements() const;
   // Row-major multi-index of a flat element index.
   std::vector<int64_t> index_of(int64_t flat) const;
 };
@@ -55,6 +63,12 @@ struct WorkloadLayout {
 };
 
 Result<WorkloadLayout> layout_workload(const Task& task, const Workload& workload);
+
+// The values of a group_index input at `dims` (kiln/group_layout.h), `rows` of them, as int64;
+// an error names the expression or argument that is out of range.
+Result<std::vector<int64_t>> group_index_values(const Distribution& distribution,
+                                                const std::map<std::string, int64_t>& dims,
+                                                int64_t rows);
 
 // The workload of that name; an error lists the names there are.
 Result<Workload> find_workload(const Task& task, const std::string& name);
