@@ -105,6 +105,22 @@ TEST(KernelBuild, FingerprintFollowsSourceNotLocation) {
   EXPECT_NE(builder.fingerprint(a), builder.fingerprint(b));
 }
 
+TEST(KernelBuild, FingerprintFollowsEveryHeaderOfTheAbiFolder) {
+  // A kernel may include any header kiln ships beside abi.h (group_layout.h): a change to one
+  // must rebuild what was cached against the old text.
+  testing::TempDir dir;
+  testing::write_text(dir.path() / "kernel.cu", "int x;");
+  testing::write_text(dir.path() / "abi" / "kiln" / "abi.h", "// abi");
+  testing::write_text(dir.path() / "abi" / "kiln" / "group_layout.h", "// layout 1");
+  Toolchain t = toolchain();
+  t.abi_include = dir.path() / "abi";
+  BuildRequest request;
+  request.source = dir.path() / "kernel.cu";
+  const std::string before = KernelBuild(t).fingerprint(request);
+  testing::write_text(dir.path() / "abi" / "kiln" / "group_layout.h", "// layout 2");
+  EXPECT_NE(KernelBuild(t).fingerprint(request), before);
+}
+
 TEST(KernelBuild, TrimLogDropsPtxasInfo) {
   const std::string log =
       "ptxas info    : Used 40 registers\n    0 bytes stack frame, 0 bytes spill stores\n"

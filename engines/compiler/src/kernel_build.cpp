@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -141,8 +142,19 @@ std::string KernelBuild::fingerprint(const BuildRequest& request) const {
   }
   auto source = read_file(request.source);
   hash.update(source ? *source : std::string("<unreadable>"));
-  auto abi = read_file(toolchain_.abi_include / "kiln" / "abi.h");
-  hash.update(abi ? *abi : std::string());
+  // Every header a kernel may include from the ABI folder (abi.h, group_layout.h, ...), in name
+  // order, so a change to any of them rebuilds what was built against it.
+  std::vector<std::filesystem::path> headers;
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(toolchain_.abi_include / "kiln", error)) {
+    if (entry.path().extension() == ".h") headers.push_back(entry.path());
+  }
+  std::sort(headers.begin(), headers.end());
+  for (const auto& header : headers) {
+    auto text = read_file(header);
+    hash.update(header.filename().string() + "\n" + (text ? *text : std::string()));
+  }
   return hash.hex_digest();
 }
 
