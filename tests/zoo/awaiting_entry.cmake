@@ -1,0 +1,27 @@
+# The ctests zoo_meta_awaiting_list_unmeasured_entry and zoo_meta_awaiting_list_measured_entry:
+# a copy of one bundled entry listed in awaiting_h200.json must pass kiln_zoo_meta_check, marked
+# "awaiting H200 measurement", when its "measured" is empty (MODE=unmeasured), and fail, saying to
+# remove it from the list, when it keeps its measurements (MODE=measured).
+#   cmake -DCHECK=kiln_zoo_meta_check -DZOO=kb/zoo -DENTRY=scan_block -DMODE=... -DWORK=DIR -P THIS
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+file(COPY ${ZOO}/techniques.json ${ZOO}/${ENTRY} DESTINATION ${WORK})
+file(WRITE ${WORK}/awaiting_h200.json "{\"why\": \"test\", \"entries\": [\"${ENTRY}\"]}\n")
+if(MODE STREQUAL "unmeasured")
+  file(READ ${WORK}/${ENTRY}/meta.json meta)
+  string(JSON meta SET "${meta}" measured "[]")
+  file(WRITE ${WORK}/${ENTRY}/meta.json "${meta}")
+endif()
+execute_process(COMMAND ${CHECK} ${WORK} RESULT_VARIABLE status OUTPUT_VARIABLE output)
+if(MODE STREQUAL "unmeasured")
+  if(NOT status EQUAL 0 OR NOT output MATCHES "ok   ${ENTRY} \\(awaiting H200 measurement\\)")
+    message(FATAL_ERROR "kiln_zoo_meta_check refused a listed unmeasured entry, or did not mark "
+                        "it as awaiting (exit ${status}):\n${output}")
+  endif()
+else()
+  if(status EQUAL 0 OR NOT output MATCHES "FAIL ${ENTRY}/meta.json: measured: has an H200 measurement")
+    message(FATAL_ERROR "kiln_zoo_meta_check accepted a measured entry still listed as awaiting "
+                        "(exit ${status}):\n${output}")
+  endif()
+endif()
+file(REMOVE_RECURSE ${WORK})
