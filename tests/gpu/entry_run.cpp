@@ -315,8 +315,7 @@ bool EntryRun::check_outputs(const ZooCase& test_case, const DeviceCase& device,
   }
   for (const Comparison& c : comparisons) {
     const Tolerance tolerance = meta_.tolerance_for(c.tensor);
-    if (!c.passed())
-      report_.failure(when + ": " + c.describe(tolerance.atol, tolerance.rtol));
+    if (!c.passed()) report_.failure(when + ": " + c.describe(tolerance.atol, tolerance.rtol));
   }
   return false;
 }

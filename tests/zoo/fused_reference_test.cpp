@@ -94,8 +94,7 @@ TEST(RopeReference, RejectsPositionsOutsideTheCacheAndAnOddHeadDim) {
   HostTensor sin1 = tensor("sin", KILN_F32, {2, 1});
   HostTensor q3_out = tensor("q_out", KILN_BF16, {1, 1, 3});
   HostTensor k3_out = tensor("k_out", KILN_BF16, {1, 1, 3});
-  EXPECT_EQ(call("rope", {&q3, &k3, &at0, &cos1, &sin1, &q3_out, &k3_out}),
-            KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("rope", {&q3, &k3, &at0, &cos1, &sin1, &q3_out, &k3_out}), KILN_ERR_BAD_ARGUMENT);
 }
 
 TEST(AddRmsnormFp8Reference, StoresTheSumNormalizesItAndQuantizesPerGroupOf128) {
@@ -108,9 +107,9 @@ TEST(AddRmsnormFp8Reference, StoresTheSumNormalizesItAndQuantizesPerGroupOf128) 
   HostTensor residual_out = tensor("residual_out", KILN_BF16, {1, 256});
   HostTensor q = tensor("q", KILN_E4M3, {1, 256});
   HostTensor scales = tensor("scales", KILN_F32, {1, 2});
-  ASSERT_EQ(call("add_rmsnorm_fp8", {&x, &residual, &w, &residual_out, &q, &scales},
-                 {f64("eps", 0)}),
-            KILN_OK);
+  ASSERT_EQ(
+      call("add_rmsnorm_fp8", {&x, &residual, &w, &residual_out, &q, &scales}, {f64("eps", 0)}),
+      KILN_OK);
   EXPECT_EQ(residual_out.at(0), 1.0);
   EXPECT_EQ(residual_out.at(200), 2.0);
   const double inverse_rms = 1 / std::sqrt((128 * 1.0 + 128 * 4.0) / 256);
@@ -129,9 +128,9 @@ TEST(AddRmsnormFp8Reference, GivesAnAllZeroGroupScaleOneAndRejectsHNotAMultipleO
   HostTensor residual_out = tensor("residual_out", KILN_BF16, {1, 128});
   HostTensor q = testing::filled("q", KILN_E4M3, {1, 128}, 1);
   HostTensor scales = tensor("scales", KILN_F32, {1, 1});
-  ASSERT_EQ(call("add_rmsnorm_fp8", {&x, &residual, &w, &residual_out, &q, &scales},
-                 {f64("eps", 1e-6)}),
-            KILN_OK);
+  ASSERT_EQ(
+      call("add_rmsnorm_fp8", {&x, &residual, &w, &residual_out, &q, &scales}, {f64("eps", 1e-6)}),
+      KILN_OK);
   EXPECT_EQ(scales.at(0), 1.0);
   EXPECT_EQ(q.at(0), 0.0);
   HostTensor x64 = tensor("x", KILN_BF16, {1, 64});

@@ -15,8 +15,10 @@
 // of 128-thread blocks; the row count is a template parameter (1, 2, 4, 8, 16) so the
 // accumulator arrays stay in registers.
 //
-// Requirements: 1 <= M <= 16, K a multiple of 8, A and B contiguous and 16-byte aligned
-// (else KILN_ERR_UNSUPPORTED). N is arbitrary. No workspace, no atomics, one launch.
+// M > 16 is correct but not what the kernel is for: rows go in groups of 16 (gridDim.y), and
+// every group rereads all of B, so the traffic grows with ceil(M/16); use a tensor-core GEMM.
+// Requirements: K a multiple of 8, A and B contiguous and 16-byte aligned (else
+// KILN_ERR_UNSUPPORTED). M and N are arbitrary. No workspace, no atomics, one launch.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -54,6 +56,10 @@ template <int kRows, int kCols>
 __global__ void __launch_bounds__(kThreads)
     gemv_kernel(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C,
                 int M, int N, int K) {
+  // Row group blockIdx.y: rows 16*y .. 16*y+15 (only y = 0 when M <= 16).
+  A += static_cast<int64_t>(blockIdx.y) * kRows * K;
+  C += static_cast<int64_t>(blockIdx.y) * kRows * N;
+  M = min(M - static_cast<int>(blockIdx.y) * kRows, kRows);
   const int n0 = blockIdx.x * kCols;
   const int chunks = K / 8;  // 16-byte chunks per row
   const uint4* a4 = reinterpret_cast<const uint4*>(A);
@@ -113,7 +119,7 @@ __global__ void __launch_bounds__(kThreads)
 
 template <int kRows, int kCols>
 int launch(const __half* A, const __half* B, __half* C, int M, int N, int K, cudaStream_t stream) {
-  const int blocks = (N + kCols - 1) / kCols;
+  const dim3 blocks((N + kCols - 1) / kCols, (M + kRows - 1) / kRows);
   gemv_kernel<kRows, kCols><<<blocks, kThreads, 0, stream>>>(A, B, C, M, N, K);
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }
@@ -147,8 +153,9 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
     return KILN_ERR_BAD_ARGUMENT;
   }
   if (M == 0 || N == 0) return KILN_OK;
-  if (M > 16 || K % 8 != 0 || K > (int64_t{1} << 30) || N > (int64_t{1} << 30)) {
-    return KILN_ERR_UNSUPPORTED;  // a decode kernel: M <= 16; 32-bit chunk indices
+  if (K % 8 != 0 || K > (int64_t{1} << 30) || N > (int64_t{1} << 30) ||
+      M > int64_t{16} * 65535) {
+    return KILN_ERR_UNSUPPORTED;  // 16-byte chunks, 32-bit indices, grid.y row groups
   }
   if (a.data == nullptr || b.data == nullptr || c.data == nullptr) return KILN_ERR_BAD_ARGUMENT;
   if (!is_contiguous(a) || !is_contiguous(b) || !is_contiguous(c) || !aligned16(a.data) ||

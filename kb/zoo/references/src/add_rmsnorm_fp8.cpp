@@ -15,8 +15,8 @@
 
 namespace kiln::zoo {
 
-int reference_add_rmsnorm_fp8(const kiln_tensor* tensors, int n_tensors,
-                              const kiln_scalar* scalars, int n_scalars) {
+int reference_add_rmsnorm_fp8(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
+                              int n_scalars) {
   if (tensors == nullptr || n_tensors != 6) return KILN_ERR_BAD_ARGUMENT;
   const kiln_scalar* eps = detail::scalar_at(scalars, n_scalars, 1, 0, "eps", KILN_F64);
   const kiln_tensor& x = tensors[0];

@@ -36,8 +36,7 @@ int reference_cross_entropy(const kiln_tensor* tensors, int n_tensors, const kil
         double sum = 0;
         for (int64_t v = 0; v < V; ++v)
           sum += std::exp(detail::load(logits, detail::offset(logits, r, v)) - max);
-        const auto target =
-            static_cast<int64_t>(detail::load(targets, detail::offset(targets, r)));
+        const auto target = static_cast<int64_t>(detail::load(targets, detail::offset(targets, r)));
         const double picked = detail::load(logits, detail::offset(logits, r, target));
         detail::store(loss, detail::offset(loss, r), max + std::log(sum) - picked);
       }

@@ -8,8 +8,7 @@
 
 namespace kiln::zoo {
 
-int reference_swiglu(const kiln_tensor* tensors, int n_tensors, const kiln_scalar*,
-                     int n_scalars) {
+int reference_swiglu(const kiln_tensor* tensors, int n_tensors, const kiln_scalar*, int n_scalars) {
   if (tensors == nullptr || n_tensors != 2 || n_scalars != 0) return KILN_ERR_BAD_ARGUMENT;
   const kiln_tensor& x = tensors[0];
   const kiln_tensor& y = tensors[1];
