@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     if (ids.count(id) != 0) continue;
     std::cout << "FAIL " << kiln::zoo::kAwaitingFile << ": lists '" << id
               << "', which is no zoo entry; remove it from the list\n";
-    ++failed;
+    ++bad_list;
   }
   for (const auto& entry : entries) {
     const std::string id = entry.filename().string();
