@@ -269,7 +269,8 @@ std::vector<Comparison> EntryRun::compare_all(const std::vector<HostTensor>& act
                                               const ReferenceRun& reference) {
   std::vector<Comparison> out;
   for (size_t o = 0; o < actual.size(); ++o) {
-    out.push_back(compare_outputs(reference.expected[o], actual[o], meta_.atol, meta_.rtol,
+    const Tolerance tolerance = meta_.tolerance_for(actual[o].name);
+    out.push_back(compare_outputs(reference.expected[o], actual[o], tolerance.atol, tolerance.rtol,
                                   reference.rows, reference.row_length));
   }
   return out;
@@ -313,7 +314,8 @@ bool EntryRun::check_outputs(const ZooCase& test_case, const DeviceCase& device,
     }
   }
   for (const Comparison& c : comparisons) {
-    if (!c.passed()) report_.failure(when + ": " + c.describe(meta_.atol, meta_.rtol));
+    const Tolerance tolerance = meta_.tolerance_for(c.tensor);
+    if (!c.passed()) report_.failure(when + ": " + c.describe(tolerance.atol, tolerance.rtol));
   }
   return false;
 }

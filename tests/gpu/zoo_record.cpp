@@ -3,14 +3,17 @@
 // Records GPU measurements in the zoo: each line of RESULTS.jsonl (written by the GPU test
 // through KILN_ZOO_RESULTS) goes into kb/zoo/<id>/meta.json's "measured" array, replacing
 // an older entry for the same gpu and shape. Every line is checked before any file is
-// written; only the "measured" arrays change.
+// written; only the "measured" arrays change, and each id recorded with an H200 measurement
+// leaves kb/zoo/awaiting_h200.json (awaiting_measurement.h).
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "awaiting_measurement.h"
 #include "measured_merge.h"
 
 namespace {
@@ -93,6 +96,29 @@ int main(int argc, char** argv) {
     std::cout << id << ": " << count.added << " added, " << count.replaced << " replaced"
               << (dry_run ? " (dry run)" : "") << "\n";
     if (!dry_run) std::ofstream(path, std::ios::binary | std::ios::trunc) << *merged;
+  }
+  std::set<std::string> measured_on_h200;
+  for (const auto& [id, measurements] : by_id) {
+    for (const auto& m : measurements) {
+      if (m["gpu"].get<std::string>().find("H200") != std::string::npos)
+        measured_on_h200.insert(id);
+    }
+  }
+  const auto awaiting_path = zoo_dir / kiln::zoo::kAwaitingFile;
+  if (!measured_on_h200.empty() && std::filesystem::exists(awaiting_path)) {
+    std::ifstream list_in(awaiting_path, std::ios::binary);
+    std::ostringstream text;
+    text << list_in.rdbuf();
+    auto kept = kiln::zoo::without_awaiting(text.str(), measured_on_h200);
+    if (!kept) {
+      std::cerr << awaiting_path.string() << ": " << kept.error().message << "\n";
+      return 1;
+    }
+    if (*kept != text.str()) {
+      std::cout << awaiting_path.filename().string() << ": measured entries removed"
+                << (dry_run ? " (dry run)" : "") << "\n";
+      if (!dry_run) std::ofstream(awaiting_path, std::ios::binary | std::ios::trunc) << *kept;
+    }
   }
   return 0;
 }

@@ -226,3 +226,29 @@ TEST(ZooEntries, FindsFoldersWithAMetaOrAKernel) {
 
 }  // namespace
 }  // namespace kiln::zoo
+
+namespace kiln::zoo {
+namespace {
+
+TEST_F(ZooMetaTest, ReadsAPerOutputToleranceAndRefusesOneForAnUnknownOutput) {
+  Json meta = valid_meta();
+  meta["test"]["tolerance"]["outputs"] = {{"C", {{"atol", 0.5}, {"rtol", 0.125}}}};
+  write_meta(meta);
+  const MetaCheck result = check();
+  ASSERT_TRUE(result.problems.empty()) << result.problems.front();
+  EXPECT_EQ(result.meta->tolerance_for("C").rtol, 0.125);
+  EXPECT_EQ(result.meta->tolerance_for("C").atol, 0.5);
+  EXPECT_EQ(result.meta->tolerance_for("other").rtol, 0.002);  // the entry's default
+  const std::string problems = problems_after([](Json& m) {
+    m["test"]["tolerance"]["outputs"] = {{"D", {{"atol", 0.5}, {"rtol", 0.1}}}};
+  });
+  EXPECT_NE(problems.find("test.tolerance.outputs.D: names no output"), std::string::npos)
+      << problems;
+  const std::string negative = problems_after([](Json& m) {
+    m["test"]["tolerance"]["outputs"] = {{"C", {{"atol", -1}, {"rtol", 0.1}}}};
+  });
+  EXPECT_NE(negative.find("test.tolerance.outputs.C.atol"), std::string::npos) << negative;
+}
+
+}  // namespace
+}  // namespace kiln::zoo

@@ -136,6 +136,18 @@ CaseResult make_zoo_case(const ZooMeta& meta, size_t shape_index, uint64_t seed)
       for (size_t g = 0; g < offsets.size(); ++g) {
         encode_element(t.dtype, t.bytes.data(), static_cast<int64_t>(g), offsets[g]);
       }
+    } else if ((meta.op == "cross_entropy" && t.name == "targets") ||
+               (meta.op == "rope" && t.name == "positions")) {
+      // Indices into another dim (V classes, P cached positions): uniform over it.
+      const char* dim = meta.op == "rope" ? "P" : "V";
+      const int64_t extent = c.dims.count(dim) ? c.dims.at(dim) : 0;
+      if (extent < 1) {
+        result.error = std::string("dim ") + dim + " must be at least 1 to draw " + t.name;
+        return result;
+      }
+      fill(t, tensor_seed, [&](uint64_t& state) {
+        return static_cast<double>(mix(state) % static_cast<uint64_t>(extent));
+      });
     } else if (t.dtype == KILN_E4M3) {
       const std::vector<uint8_t> values = e4m3_values_in(low, high);
       if (values.empty()) {

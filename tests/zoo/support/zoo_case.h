@@ -7,6 +7,7 @@
 //     appears), scale_a = 0.5 and scale_b = 0.25;
 //   grouped_gemm_tn: offsets are a random partition of M into G groups, some empty, each
 //     a multiple of test.group_sizes_multiple_of (8 when absent);
+//   cross_entropy targets and rope positions: uniform integers in [0, V) and [0, P);
 //   topk: values on a grid of 256 steps across the range, so rows hold ties;
 //   integer inputs: uniform integers within the range.
 #pragma once

@@ -473,6 +473,28 @@ MetaCheck check_zoo_entry(const std::filesystem::path& entry_dir,
         (std::string(key) == "atol" ? meta.atol : meta.rtol) = v.get<double>();
       }
     }
+    const Json outputs = test["tolerance"].value("outputs", Json::object());
+    if (!outputs.is_object()) {
+      problems.add("test.tolerance.outputs", "not an object {\"NAME\": {atol, rtol}}");
+    } else {
+      for (const auto& [name, value] : outputs.items()) {
+        const std::string at = "test.tolerance.outputs." + name;
+        const bool is_output =
+            std::any_of(meta.outputs.begin(), meta.outputs.end(),
+                        [&name = name](const TensorDecl& t) { return t.name == name; });
+        if (!is_output) problems.add(at, "names no output of test.signature");
+        Tolerance tolerance;
+        for (const char* key : {"atol", "rtol"}) {
+          const Json v = value.is_object() ? value.value(key, Json()) : Json();
+          if (!v.is_number() || v.get<double>() < 0) {
+            problems.add(at + "." + key, "missing or not a non-negative number");
+          } else {
+            (std::string(key) == "atol" ? tolerance.atol : tolerance.rtol) = v.get<double>();
+          }
+        }
+        meta.output_tolerance[name] = tolerance;
+      }
+    }
   }
   const Json range = test.value("input_range", Json());
   if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number() ||

@@ -31,6 +31,11 @@ struct ScalarDecl {
   double f = 0;                 // the value when dtype is KILN_F64
 };
 
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
 struct ZooMeta {
   std::filesystem::path dir;  // kb/zoo/ID
   std::string id;
@@ -46,12 +51,21 @@ struct ZooMeta {
   std::vector<nlohmann::ordered_json> shape_json;  // the same shapes as written, for "measured"
   double atol = 0;
   double rtol = 0;
+  // test.tolerance.outputs: {"NAME": {"atol", "rtol"}} for outputs that need their own (an fp8
+  // output beside a bf16 one); every other output uses atol and rtol.
+  std::map<std::string, Tolerance> output_tolerance;
   double range_low = -1;
   double range_high = 1;
   std::string flops;                    // expression, may be empty
   std::string bytes;                    // expression, may be empty
   int64_t group_sizes_multiple_of = 8;  // grouped_gemm_tn: test.group_sizes_multiple_of
   nlohmann::ordered_json measured = nlohmann::ordered_json::array();
+
+  // The tolerance the output named `output` is compared with.
+  Tolerance tolerance_for(const std::string& output) const {
+    const auto it = output_tolerance.find(output);
+    return it != output_tolerance.end() ? it->second : Tolerance{atol, rtol};
+  }
 };
 
 // What reading an entry found: the parsed meta (absent when meta.json is unreadable or

@@ -25,6 +25,10 @@ constexpr Entry kReferences[] = {
     {"topk", reference_topk, nullptr},
     {"silu_mul", reference_silu_mul, nullptr},
     {"attention_fwd", reference_attention_fwd, reference_attention_fwd_rows},
+    {"swiglu", reference_swiglu, nullptr},
+    {"cross_entropy", reference_cross_entropy, nullptr},
+    {"rope", reference_rope, nullptr},
+    {"add_rmsnorm_fp8", reference_add_rmsnorm_fp8, nullptr},
 };
 
 const Entry* find(std::string_view op) {

@@ -47,6 +47,10 @@ int reference_scan(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_topk(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_silu_mul(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_attention_fwd(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_swiglu(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_cross_entropy(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_rope(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_add_rmsnorm_fp8(const kiln_tensor*, int, const kiln_scalar*, int);
 
 int reference_gemm_tn_rows(const kiln_tensor*, int, const kiln_scalar*, int,
                            std::span<const int64_t> rows);
