@@ -236,10 +236,13 @@ class HttpKiln {
 };
 
 TEST_F(ReplayTargetsTest, StatelessRequestsReplayOverUrlToARunningHttpKiln) {
+  // One server records and then answers the replay (a kiln --http outlives its stdin, so each
+  // one costs a stop); the replay uses a copy of what it recorded until then.
+  const fs::path recorded_by_server = dir_ / "server.jsonl";
   const fs::path recording = dir_ / "stateless.jsonl";
+  HttpKiln target({"--record", recorded_by_server.string()});
   {
-    HttpKiln recorder({"--record", recording.string()});
-    auto endpoint = parse_http_url(recorder.url());
+    auto endpoint = parse_http_url(target.url());
     ASSERT_TRUE(endpoint);
     HttpConnection client(*endpoint, 60s);
     for (const json& message :
@@ -254,13 +257,13 @@ TEST_F(ReplayTargetsTest, StatelessRequestsReplayOverUrlToARunningHttpKiln) {
       ASSERT_TRUE(answer->contains("result")) << answer->dump();
     }
   }
+  fs::copy_file(recorded_by_server, recording);
   // What kiln recorded is the stateless era: no session, no initialize.
   auto recorded = read_recording(recording, ReadMode::kStrict);
   ASSERT_TRUE(recorded) << recorded.error().message;
   ASSERT_EQ(recorded->records.size(), 8u);
   for (const auto& r : recorded->records) EXPECT_EQ(r.session, "");
 
-  HttpKiln target;
   const fs::path report = dir_ / "stateless.report.json";
   Ran ran =
       kiln({"replay", recording.string(), "--url", target.url(), "--report", report.string()});
