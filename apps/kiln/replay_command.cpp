@@ -5,12 +5,12 @@
 #include <iostream>
 
 #include "commands.h"
-#include "kiln/base/env.h"
 #include "kiln/base/file.h"
 #include "kiln/base/text.h"
 #include "kiln/replay/command_line.h"
 #include "kiln/replay/http_connection.h"
 #include "kiln/replay/replayer.h"
+#include "kiln/replay/run_of_recording.h"
 #include "kiln/replay/stdio_connection.h"
 
 namespace kiln::cli {
@@ -38,10 +38,8 @@ std::vector<std::string> default_server(const GlobalOptions& global, const fs::p
   if (!global.tasks_dir.empty()) argv.insert(argv.end(), {"--tasks-dir", global.tasks_dir});
   if (!global.task.empty()) argv.insert(argv.end(), {"--task", global.task});
   argv.insert(argv.end(), {"--log-level", "warn", "mcp"});
-  const fs::path run = fs::absolute(session).parent_path().parent_path();
-  if (fs::absolute(session).parent_path().filename() == "sessions" &&
-      fs::exists(run / "manifest.json"))
-    argv.insert(argv.end(), {"--run-dir", run.string()});
+  if (auto run = replay::run_of_recording(session))
+    argv.insert(argv.end(), {"--run-dir", run->string()});
   return argv;
 }
 
@@ -53,7 +51,11 @@ int run_replay(const ReplayCommandOptions& options, const GlobalOptions& global)
   }
   replay::ReplayOptions replay;
   replay.only = options.only;
-  replay.gpu = env_value("KILN_RUNNER").has_value();
+  // GPU calls go to a runner when one is configured: KILN_RUNNER, or the runner in the
+  // manifest of the run the default server gets.
+  const bool default_server_used = options.url.empty() && options.against.empty();
+  replay.gpu = replay::runner_configured(
+      default_server_used ? replay::run_of_recording(options.session) : std::nullopt);
   replay.answer_timeout = std::chrono::seconds(options.timeout_s);
   for (const auto& pattern : options.ignore)
     if (auto added = replay.ignore.add(pattern); !added) {

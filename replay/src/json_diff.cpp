@@ -13,7 +13,8 @@ namespace {
 
 class Differ {
  public:
-  Differ(const IgnoreList& ignore, size_t limit) : ignore_(ignore), limit_(limit) {}
+  Differ(const IgnoreList& ignore, size_t limit, Compare compare)
+      : ignore_(ignore), limit_(limit), verdicts_only_(compare == Compare::kVerdictsOnly) {}
 
   void walk(const json* old, const json* now) {
     if (full()) return;
@@ -22,11 +23,13 @@ class Differ {
     if (old->is_object() && now->is_object()) return objects(*old, *now);
     if (old->is_array() && now->is_array()) return arrays(*old, *now);
     if (old->is_string() && now->is_string()) {
-      if (mask_volatile_text(old->get_ref<const std::string&>()) !=
-          mask_volatile_text(now->get_ref<const std::string&>()))
+      if (mask(old->get_ref<const std::string&>()) != mask(now->get_ref<const std::string&>()))
         add(old, now);
       return;
     }
+    if (verdicts_only_ && old->is_number() && now->is_number() &&
+        (path_.empty() || !is_verdict_number(path_.back())))
+      return;
     // 1 and 1.0 are one number to a client; compare numbers by value.
     if (old->is_number() && now->is_number()) {
       if (old->get<double>() != now->get<double>()) add(old, now);
@@ -43,6 +46,10 @@ class Differ {
     if (out.size() < limit_) return false;
     truncated = true;
     return true;
+  }
+
+  std::string mask(const std::string& text) const {
+    return verdicts_only_ ? mask_measured_text(mask_volatile_text(text)) : mask_volatile_text(text);
   }
 
   void add(const json* old, const json* now) {
@@ -77,14 +84,15 @@ class Differ {
 
   const IgnoreList& ignore_;
   size_t limit_;
+  bool verdicts_only_;
   std::vector<std::string> path_;
 };
 
 }  // namespace
 
 std::vector<Difference> diff_json(const json& old, const json& now, const IgnoreList& ignore,
-                                  size_t limit, bool* truncated) {
-  Differ differ(ignore, limit);
+                                  size_t limit, bool* truncated, Compare compare) {
+  Differ differ(ignore, limit, compare);
   differ.walk(&old, &now);
   if (truncated) *truncated = differ.truncated;
   return std::move(differ.out);

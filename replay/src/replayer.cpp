@@ -154,6 +154,18 @@ class SessionReplay {
 
   void answer(size_t j, json message) {
     if (answers_.count(j)) return;
+    // A GPU job the replay started has an id of its own: later calls naming the recorded one
+    // (wait_job) name it instead.
+    if (gpu_replayed_.count(j) && rec_[j].answer) {
+      const std::string recorded = answered_job_id(&rec_[*rec_[j].answer]);
+      const json& result = message.contains("result") ? message["result"] : json();
+      const json& structured = result.is_object() && result.contains("structuredContent")
+                                   ? result["structuredContent"]
+                                   : json();
+      if (!recorded.empty() && structured.is_object() && structured.contains("job_id") &&
+          structured["job_id"].is_string())
+        live_jobs_[recorded] = structured["job_id"].get<std::string>();
+    }
     answers_[j] = std::move(message);
     if (auto at = sent_at_.find(j); at != sent_at_.end())
       seconds_[j] = seconds_between(at->second, Clock::now());
@@ -225,7 +237,8 @@ class SessionReplay {
       case MessageKind::kRequest: {
         const Record* recorded = r.answer ? &rec_[*r.answer] : nullptr;
         const std::string tool = tool_of(r);
-        if (needs_gpu(r, recorded, gpu_jobs_)) {
+        const bool gpu = needs_gpu(r, recorded, gpu_jobs_);
+        if (gpu) {
           if (std::string job = answered_job_id(recorded); !job.empty()) gpu_jobs_.insert(job);
           if (!options_.gpu) {
             skip(i, Outcome::kNoGpu, "set KILN_RUNNER to replay it on a GPU runner");
@@ -236,6 +249,10 @@ class SessionReplay {
             std::find(options_.only.begin(), options_.only.end(), tool) == options_.only.end()) {
           skip(i, Outcome::kSkipped, "not in --only");
           return std::nullopt;
+        }
+        if (gpu) {
+          gpu_replayed_.insert(i);
+          live_job_ids(message);
         }
         if (usable_id(message)) message["id"] = ids_.client_request(message["id"], i);
         mark_sent(i);
@@ -249,6 +266,18 @@ class SessionReplay {
         mark_sent(i);
         return message;
     }
+  }
+
+  // A GPU call's `job_id` argument (wait_job) names the job the replay started in its place.
+  void live_job_ids(json& message) {
+    if (!message.contains("params") || !message["params"].is_object()) return;
+    json& params = message["params"];
+    if (!params.contains("arguments") || !params["arguments"].is_object()) return;
+    json& arguments = params["arguments"];
+    if (!arguments.contains("job_id") || !arguments["job_id"].is_string()) return;
+    if (auto live = live_jobs_.find(arguments["job_id"].get<std::string>());
+        live != live_jobs_.end())
+      arguments["job_id"] = live->second;
   }
 
   // A cancellation names the live id of its request, and is not sent for a request that was not.
@@ -330,7 +359,11 @@ class SessionReplay {
       v.differences.push_back({"", std::nullopt, live->second});
       return v;
     }
-    v.differences = diff_json(recorded->message, live->second, options_.ignore, 50, &v.truncated);
+    // A GPU call measured again: its numbers differ by nature, its verdict must not.
+    const bool measured = gpu_replayed_.count(i) > 0;
+    if (measured) v.note = "replayed on the runner; measured numbers not compared";
+    v.differences = diff_json(recorded->message, live->second, options_.ignore, 50, &v.truncated,
+                              measured ? Compare::kVerdictsOnly : Compare::kEverything);
     if (v.differences.empty()) return v;
     const bool new_error = !is_error_answer(recorded->message) && is_error_answer(live->second);
     v.outcome = new_error ? Outcome::kNewError : Outcome::kDiffers;
@@ -351,6 +384,8 @@ class SessionReplay {
   std::set<size_t> matched_server_;  // recorded server requests the live server sent
   std::map<size_t, std::pair<Outcome, std::string>> skipped_;
   std::set<std::string> gpu_jobs_;
+  std::set<size_t> gpu_replayed_;                 // GPU calls sent to a runner
+  std::map<std::string, std::string> live_jobs_;  // recorded job id -> the replay's
   std::vector<std::string> stray_;
   bool dead_ = false;
   std::string dead_reason_;

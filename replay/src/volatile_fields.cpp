@@ -20,6 +20,9 @@ constexpr std::array<std::string_view, 21> kDefaults = {
     "/result/serverInfo/version", "/result/_meta/io.modelcontextprotocol~1serverInfo/version",
     "/error/data/serverInfo/version"};
 
+constexpr std::array<std::string_view, 8> kVerdictKeys = {
+    "passed", "total", "mismatches", "nan", "inf", "registers", "spills", "distinct_findings"};
+
 // One JSON pointer segment unescaped (~1 is /, ~0 is ~); false on a bad escape.
 bool unescape(std::string_view segment, std::string& out) {
   out.clear();
@@ -38,6 +41,23 @@ bool unescape(std::string_view segment, std::string& out) {
 }  // namespace
 
 const std::span<const std::string_view> kDefaultVolatileFields{kDefaults};
+const std::span<const std::string_view> kVerdictNumbers{kVerdictKeys};
+
+bool is_verdict_number(std::string_view key) {
+  for (auto verdict : kVerdictKeys)
+    if (key == verdict) return true;
+  return false;
+}
+
+std::string mask_measured_text(std::string_view text) {
+  static const std::regex kUrl(R"(\bhttps?://[^\s,;)\]]+)");
+  // A number standing alone (not inside a word or a hex id), with its sign, exponent and a
+  // unit letter or % glued to it ("1.100x", "65.7%"); an "N/M" count is kept whole.
+  static const std::regex kNumber(
+      R"((^|[^\w./])([-+]?\d+(\.\d+)?([eE][-+]?\d+)?)(?![\w./]*\d)(?!/\d))");
+  std::string out = std::regex_replace(std::string(text), kUrl, "<url>");
+  return std::regex_replace(out, kNumber, "$1<n>");
+}
 
 bool glob_match(std::string_view glob, std::string_view text) {
   // Iterative matching with one backtrack point, enough for `*` alone.

@@ -33,6 +33,29 @@ TEST(Finding, KindNamesAreTheCorpusVocabulary) {
   EXPECT_EQ(finding_kind_name(FindingKind::WgmmaFence), "wgmma_fence");
 }
 
+TEST(Finding, TheDynamicEnginesKindsHaveNamesOfTheirOwn) {
+  const std::pair<FindingKind, const char*> kinds[] = {
+      {FindingKind::DataRace, "data_race"},
+      {FindingKind::AsyncProxyRace, "async_proxy_race"},
+      {FindingKind::MissingFence, "missing_fence"},
+      {FindingKind::MbarrierPhaseOverrun, "mbarrier_phase_overrun"},
+      {FindingKind::MbarrierOverArrival, "mbarrier_over_arrival"},
+      {FindingKind::MbarrierTxNeverArrived, "mbarrier_tx_never_arrived"},
+      {FindingKind::MbarrierTxOverflow, "mbarrier_tx_overflow"},
+      {FindingKind::MbarrierInitInUse, "mbarrier_init_in_use"},
+      {FindingKind::MbarrierMidPhaseAtExit, "mbarrier_mid_phase_at_exit"},
+      {FindingKind::ExitAtBarrier, "exit_at_barrier"},
+      {FindingKind::Deadlock, "deadlock"}};
+  for (const auto& [kind, name] : kinds) {
+    EXPECT_EQ(finding_kind_name(kind), name);
+    Finding f = sample();
+    f.kind = kind;
+    EXPECT_EQ(to_json(f)["kind"], name);
+    EXPECT_NE(to_string(f).find(std::string("error ") + name + " "), std::string::npos)
+        << to_string(f);
+  }
+}
+
 TEST(Finding, JsonCarriesSourceAndPtxLocations) {
   const nlohmann::json j = to_json(sample());
   EXPECT_EQ(j["kind"], "collective_mask");

@@ -134,6 +134,30 @@ INSTANTIATE_TEST_SUITE_P(Corpus, SyncDynamicCorpusTest, ::testing::ValuesIn(corp
 
 TEST(SyncDynamicCorpus, HasAtLeastEightPairs) { EXPECT_GE(corpus().size(), 16u); }
 
+// A producer's bar.arrive with another count than the consumers' bar.sync: the barrier
+// completes with 96 threads at a count of 96 (the last arrival's) under every schedule, so only
+// the check at each arrival finds it; the finding names both instructions.
+TEST(SyncDynamicCorpus, AnArrivalWithAnotherCountIsFoundWhereItArrives) {
+  bool ran = false;
+  for (const SyncCase& c : corpus()) {
+    if (c.kernel != "named_barrier_arrive_count_bug") continue;
+    ran = true;
+    const std::vector<SyncFinding> findings = run_case(c);
+    ASSERT_EQ(findings.size(), 1u) << describe(findings);
+    const SyncFinding& f = findings[0];
+    EXPECT_EQ(f.kind, "barrier_count_mismatch");
+    EXPECT_NE(f.message.find("arrived at named barrier 1 with a thread count of 96 after 32 "
+                             "thread(s) had arrived at it with a count of 64"),
+              std::string::npos)
+        << f.message;
+    EXPECT_EQ(f.site.instruction, "bar.sync");       // a consumer, with 96
+    EXPECT_EQ(f.earlier.instruction, "bar.arrive");  // the producer, with 64
+    EXPECT_FALSE(f.site.source.empty());
+    EXPECT_EQ(f.schedules.size(), 3u);  // every default schedule
+  }
+  EXPECT_TRUE(ran);
+}
+
 // The headline case: the overrun names the consumer's wait and the producer's operation that
 // completed the phase after the one the consumer wanted, both with .cu lines.
 TEST(SyncDynamicCorpus, PhaseOverrunNamesTheWaitAndTheOverrunningProducer) {

@@ -74,11 +74,15 @@ class MonitorTest : public ::testing::Test {
     e.pending = 1;
     monitor_.sync(e);
   }
-  void barrier(uint32_t warp, uint32_t pc, uint32_t id = 0) {
+  // `count`: the instruction's thread count (0: every thread); `before`: threads arrived.
+  void barrier(uint32_t warp, uint32_t pc, uint32_t id = 0, uint32_t count = 0,
+               uint32_t before = 0) {
     SyncEvent e = event(SyncKind::BarrierArrive, warp, 0, pc);
     e.mask = 0xffffffffu;
     e.id = id;
     e.waits = true;
+    e.expected = count;
+    e.count = before;
     monitor_.sync(e);
   }
   void release(uint32_t arrived, uint32_t expected = 0, uint32_t id = 0) {
@@ -290,9 +294,40 @@ TEST_F(MonitorTest, NamedBarrierCompletedByMoreThanItsCountIsAMismatch) {
   EXPECT_EQ(kinds(), Kinds{"barrier_count_mismatch"});
 }
 
+// The simulator completes a named barrier at the count of the last arrival: arrivals of 64
+// then 96 then 96 complete "rightly" at 96, which the check at completion cannot see.
+TEST_F(MonitorTest, ANamedBarrierArrivalWithAnotherCountIsAMismatchWhereItArrives) {
+  barrier(0, 3, 1, 64, 0);
+  barrier(1, 4, 1, 96, 32);
+  barrier(0, 5, 1, 96, 64);
+  release(96, 96, 1);
+  end();
+  ASSERT_EQ(kinds(), Kinds{"barrier_count_mismatch"});
+  const SyncFinding& f = monitor_.findings()[0];
+  EXPECT_EQ(f.site.ptx_line, 14u);     // the arrival with the other count
+  EXPECT_EQ(f.earlier.ptx_line, 13u);  // the first arrival of that use
+  EXPECT_NE(f.message.find("count of 96 after 32 thread(s)"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("a count of 64"), std::string::npos) << f.message;
+}
+
+TEST_F(MonitorTest, AMismatchSeenAtAnArrivalIsNotReportedAgainAtCompletion) {
+  barrier(0, 3, 1, 96, 0);
+  barrier(1, 4, 1, 32, 32);
+  release(64, 32, 1);  // completed above its count too
+  end();
+  EXPECT_EQ(kinds(), Kinds{"barrier_count_mismatch"});
+  // The next use, with one count, is clean.
+  begin();
+  barrier(0, 3, 1, 64, 0);
+  barrier(1, 3, 1, 64, 32);
+  release(64, 64, 1);
+  end();
+  EXPECT_EQ(kinds(), Kinds{"barrier_count_mismatch"});
+}
+
 TEST_F(MonitorTest, NamedBarriersAtDifferentInstructionsWithTheirCountAreClean) {
-  barrier(0, 3, 1);  // producer bar.arrive / consumer bar.sync: different sites by design
-  barrier(1, 4, 1);
+  barrier(0, 3, 1, 64, 0);  // producer bar.arrive / consumer bar.sync: different sites by design
+  barrier(1, 4, 1, 64, 32);
   release(64, 64, 1);
   end();
   EXPECT_EQ(kinds(), Kinds{});

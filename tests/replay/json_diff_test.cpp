@@ -105,6 +105,37 @@ TEST(JsonDiffTest, KeepsAtMostTheLimitAndSaysSo) {
   EXPECT_TRUE(truncated);
 }
 
+TEST(MeasuredTextTest, MasksMeasuredNumbersAndUrlsButKeepsCountsNamesAndIds) {
+  EXPECT_EQ(mask_measured_text("runner http://127.0.0.1:45221): PASSED 10/10 workloads, geomean "
+                               "speedup 1.100x, scored"),
+            "runner <url>): PASSED 10/10 workloads, geomean speedup <n>x, scored");
+  EXPECT_EQ(mask_measured_text("16x4096x4096   PASS   100.00   99.00   0.40   20   65.7"),
+            "16x4096x4096   PASS   <n>   <n>   <n>   <n>   <n>");
+  EXPECT_EQ(mask_measured_text("gates: 7/7 passed; sm_90a fp16_gemm sha256 0f53ab12 ncu 2025.3.1"),
+            "gates: 7/7 passed; sm_90a fp16_gemm sha256 0f53ab12 ncu 2025.3.1");
+}
+
+TEST(JsonDiffTest, VerdictsOnlyLeavesMeasuredNumbersOutButNotCountsOrStates) {
+  const json old = json::parse(R"({"speedup": 1.1, "time": {"median": 100.0},
+      "summary": {"passed": 10, "total": 10}, "status": "passed",
+      "gates": [{"state": "passed", "passed": true}], "text": "PASSED 10/10, 1.100x"})");
+  json now = old;
+  now["speedup"] = 1.02;
+  now["time"]["median"] = 93.5;
+  now["text"] = "PASSED 10/10, 1.020x";
+  EXPECT_TRUE(diff_json(old, now, IgnoreList(), 50, nullptr, Compare::kVerdictsOnly).empty());
+  EXPECT_EQ(diff_json(old, now, IgnoreList()).size(), 3u);  // everything compared by default
+
+  now["summary"]["passed"] = 9;
+  now["gates"][0]["state"] = "failed";
+  now["text"] = "PASSED 9/10, 1.020x";
+  auto diffs = diff_json(old, now, IgnoreList(), 50, nullptr, Compare::kVerdictsOnly);
+  ASSERT_EQ(diffs.size(), 3u);
+  EXPECT_EQ(diffs[0].path, "/gates/0/state");
+  EXPECT_EQ(diffs[1].path, "/summary/passed");
+  EXPECT_EQ(diffs[2].path, "/text");
+}
+
 TEST(GlobMatchTest, StarMatchesAnyRun) {
   EXPECT_TRUE(glob_match("*_s", "elapsed_s"));
   EXPECT_FALSE(glob_match("*_s", "elapsed_ms_x"));

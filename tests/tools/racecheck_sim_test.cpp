@@ -72,6 +72,22 @@ TEST(RaceFinding, NamesBothAccessesTheirLinesAndTheFix) {
   EXPECT_TRUE(g.source_file.empty());
   EXPECT_EQ(g.source_line, 0u);
   EXPECT_NE(g.message.find("write at PTX line 304"), std::string::npos) << g.message;
+  EXPECT_EQ(g.cause, "missing_barrier");
+  // The async proxy and a missing fence have kinds of their own.
+  for (const auto& [cause, kind] :
+       {std::pair{"async_proxy", check::FindingKind::AsyncProxyRace},
+        std::pair{"missing_proxy_fence", check::FindingKind::AsyncProxyRace},
+        std::pair{"missing_fence", check::FindingKind::MissingFence},
+        std::pair{"cross_cta", check::FindingKind::DataRace},
+        std::pair{"warp_race", check::FindingKind::DataRace}}) {
+    json other = race;
+    other["cause"] = cause;
+    const check::Finding h = race_finding(other, [](std::string text) { return text; });
+    EXPECT_EQ(h.kind, kind) << cause;
+    EXPECT_EQ(h.cause, cause);
+    EXPECT_NE(check::to_string(h).find(std::string(check::finding_kind_name(kind))),
+              std::string::npos);
+  }
 }
 
 class RacecheckSimTest : public NvccToolboxTest {

@@ -31,7 +31,12 @@ std::string schedules_text(const json& race) {
 check::Finding race_finding(const json& race,
                             const std::function<std::string(std::string)>& shorten) {
   check::Finding f;
-  f.kind = check::FindingKind::DataRace;
+  const std::string cause = race.value("cause", "unordered");
+  f.kind = cause == "async_proxy" || cause == "missing_proxy_fence"
+               ? check::FindingKind::AsyncProxyRace
+           : cause == "missing_fence" ? check::FindingKind::MissingFence
+                                      : check::FindingKind::DataRace;
+  f.cause = cause;
   f.severity = check::Severity::Error;
   f.function = race.value("kernel", "");
   const json& first = race.contains("first") ? race["first"] : json::object();
@@ -42,10 +47,10 @@ check::Finding race_finding(const json& race,
   std::string kind = race.value("kind", "race");
   std::transform(kind.begin(), kind.end(), kind.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  f.message = kind + " race (" + race.value("cause", "unordered") + ") on " +
-              std::to_string(race.value("bytes", 0)) + " byte(s) of " +
-              race.value("space", "memory") + " memory at " + race.value("address", "?") + ": " +
-              side_text(first, shorten) + " is not ordered with the " + side_text(second, shorten) +
+  f.message = kind + " race (" + cause + ") on " + std::to_string(race.value("bytes", 0)) +
+              " byte(s) of " + race.value("space", "memory") + " memory at " +
+              race.value("address", "?") + ": " + side_text(first, shorten) +
+              " is not ordered with the " + side_text(second, shorten) +
               "; seen under schedule(s) " + schedules_text(race) + " (" +
               std::to_string(race.value("occurrences", 0)) + " times)";
   f.fix_hint = race.value("fix", "");

@@ -9,12 +9,26 @@ using json = nlohmann::json;
 
 namespace {
 
-check::FindingKind nearest_kind(const std::string& kind) {
-  if (kind == "barrier_divergence" || kind == "exit_at_barrier")
-    return check::FindingKind::BarrierDivergence;
-  if (kind == "barrier_count_mismatch") return check::FindingKind::NamedBarrierMismatch;
-  if (kind == "uninitialized_mbarrier") return check::FindingKind::MbarrierUninitialized;
-  return check::FindingKind::SanitizerError;  // the protocol kinds have no static counterpart
+// The check kind of a dynamic synccheck kind (dynamic_synccheck.h): the static engine's where
+// it has one, its own otherwise; Incomplete for a kind this kiln does not know.
+check::FindingKind sync_kind(const std::string& kind) {
+  using K = check::FindingKind;
+  static const std::pair<const char*, K> kKinds[] = {
+      {"barrier_divergence", K::BarrierDivergence},
+      {"barrier_count_mismatch", K::NamedBarrierMismatch},
+      {"uninitialized_mbarrier", K::MbarrierUninitialized},
+      {"exit_at_barrier", K::ExitAtBarrier},
+      {"phase_overrun", K::MbarrierPhaseOverrun},
+      {"over_arrival", K::MbarrierOverArrival},
+      {"tx_never_arrived", K::MbarrierTxNeverArrived},
+      {"tx_overflow", K::MbarrierTxOverflow},
+      {"init_in_use", K::MbarrierInitInUse},
+      {"inval_in_use", K::MbarrierInitInUse},
+      {"mid_phase_at_exit", K::MbarrierMidPhaseAtExit},
+      {"deadlock", K::Deadlock}};
+  for (const auto& [name, value] : kKinds)
+    if (kind == name) return value;
+  return K::Incomplete;
 }
 
 }  // namespace
@@ -23,7 +37,7 @@ check::Finding sync_finding(const json& finding,
                             const std::function<std::string(std::string)>& shorten) {
   check::Finding f;
   const std::string kind = finding.value("kind", "synchronization");
-  f.kind = nearest_kind(kind);
+  f.kind = sync_kind(kind);
   f.severity = check::Severity::Error;
   f.function = finding.value("kernel", "");
   const json site = finding.value("site", json::object());

@@ -1,7 +1,8 @@
 // synccheck's sim engine: the candidate's sim workloads under the simulator's synchronization
 // checker (`kiln-sim-run --synccheck`, engines/check/README.md "synccheck on the simulator"),
-// once per warp schedule, on this CPU. Its findings become check Findings; the dynamic kind
-// (phase_overrun, deadlock, ...) is kept beside each for the tool's output.
+// once per warp schedule, on this CPU. Its findings become check Findings of their own kinds
+// (mbarrier_phase_overrun, deadlock, ...; the static engine's kind where it has one); the
+// dynamic kind (phase_overrun, ...) is each finding's `cause`.
 #pragma once
 
 #include <functional>
@@ -22,8 +23,8 @@ namespace kiln::tools {
 inline constexpr int kDefaultSyncSchedules = 3;
 inline constexpr int kMaxSyncSchedules = 16;
 
-// One kiln-sim-run synccheck finding as a check Finding (the nearest FindingKind; the exact
-// kind is `kind` of the JSON); `shorten` maps temporary paths back to the agent's names.
+// One kiln-sim-run synccheck finding as a check Finding (its FindingKind, the dynamic kind as
+// `cause`); `shorten` maps temporary paths back to the agent's names.
 check::Finding sync_finding(const nlohmann::json& finding,
                             const std::function<std::string(std::string)>& shorten);
 

@@ -86,7 +86,7 @@ mcp::ToolResult run_static(CandidateCompiler& compiler, const json& arguments,
 // Where each finding of a combined report came from, and what the tool adds to its JSON.
 struct FindingOrigin {
   std::string engine;         // "static" | "sim"
-  std::string kind;           // sim: the dynamic kind
+  std::string kind;           // sim: the dynamic kind (also the finding's cause)
   bool not_observed = false;  // static divergence the simulator did not see diverge
 };
 
@@ -95,13 +95,13 @@ void annotate(mcp::ToolResult& result, const std::vector<FindingOrigin>& origins
   for (size_t i = 0; i < findings.size() && offset + i < origins.size(); ++i) {
     const FindingOrigin& o = origins[offset + i];
     findings[i]["engine"] = o.engine;
-    if (!o.kind.empty()) findings[i]["kind"] = o.kind;
     if (o.not_observed) findings[i]["observed_at_run_time"] = false;
   }
 }
 
 // engine "sim" and "static+sim": the simulator's checker, with the static findings first.
-mcp::ToolResult run_dynamic(CandidateCompiler& compiler, GpuJobs& jobs, const json& arguments,
+mcp::ToolResult run_dynamic(CandidateCompiler& compiler, GpuJobs& jobs,
+                            const SimulateToolConfig& sim, const json& arguments,
                             const Candidate& candidate, bool with_static,
                             mcp::CallContext& context) {
   const std::string engine = with_static ? "static+sim" : "sim";
@@ -112,8 +112,6 @@ mcp::ToolResult run_dynamic(CandidateCompiler& compiler, GpuJobs& jobs, const js
     statics = static_report(compiler, arguments, candidate);
     if (statics.refusal) return std::move(*statics.refusal);
   }
-  SimulateToolConfig sim;
-  sim.sim_runner = default_sim_runner_path();
   SimSyncRun dynamic = run_sim_synccheck(sim, **task, candidate, arguments, context);
   if (dynamic.refusal) return std::move(*dynamic.refusal);
   bool sim_diverged = false;
@@ -207,7 +205,7 @@ json synccheck_output_schema() {
 }  // namespace
 
 mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
-                              std::shared_ptr<GpuJobs> jobs) {
+                              std::shared_ptr<GpuJobs> jobs, SimulateToolConfig sim) {
   mcp::Tool tool;
   tool.name = "synccheck";
   tool.title = "Check a candidate's synchronization";
@@ -234,7 +232,7 @@ mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
   tool.output_schema = synccheck_output_schema();
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = true, .open_world = true};
-  tool.handler = [compiler, jobs](const json& arguments, mcp::CallContext& context) {
+  tool.handler = [compiler, jobs, sim](const json& arguments, mcp::CallContext& context) {
     const std::string engine = arguments.value("engine", "static");
     auto candidate = compiler->candidate(arguments);
     if (!candidate)
@@ -242,9 +240,9 @@ mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
     if (engine == "static")
       return with_candidate_note(run_static(*compiler, arguments, *candidate), *candidate);
     if (engine == "sim" || engine == "static+sim")
-      return with_candidate_note(
-          run_dynamic(*compiler, *jobs, arguments, *candidate, engine == "static+sim", context),
-          *candidate);
+      return with_candidate_note(run_dynamic(*compiler, *jobs, sim, arguments, *candidate,
+                                             engine == "static+sim", context),
+                                 *candidate);
     return with_candidate_note(run_gpu_check(*jobs, *candidate, arguments, "synccheck", context),
                                *candidate);
   };

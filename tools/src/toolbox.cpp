@@ -125,7 +125,7 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& given) {
       config.ptx_hasher ? config.ptx_hasher : compiler_ptx_hasher(compiler));
   tools.push_back(make_record_candidate_tool(frontier));
   tools.push_back(make_list_frontier_tool(frontier));
-  tools.push_back(make_synccheck_tool(compiler, gpu_jobs));
+  tools.push_back(make_synccheck_tool(compiler, gpu_jobs, simulate_config(config)));
   tools.push_back(make_racecheck_tool(compiler, gpu_jobs, simulate_config(config)));
   if (config.test_tools) tools.push_back(make_test_wait_tool());
   if (config.conformance_fixtures) conformance::add_conformance_fixtures(server, tools);

@@ -30,6 +30,26 @@ std::string_view finding_kind_name(FindingKind kind) {
       return "data_race";
     case FindingKind::SanitizerError:
       return "sanitizer_error";
+    case FindingKind::AsyncProxyRace:
+      return "async_proxy_race";
+    case FindingKind::MissingFence:
+      return "missing_fence";
+    case FindingKind::MbarrierPhaseOverrun:
+      return "mbarrier_phase_overrun";
+    case FindingKind::MbarrierOverArrival:
+      return "mbarrier_over_arrival";
+    case FindingKind::MbarrierTxNeverArrived:
+      return "mbarrier_tx_never_arrived";
+    case FindingKind::MbarrierTxOverflow:
+      return "mbarrier_tx_overflow";
+    case FindingKind::MbarrierInitInUse:
+      return "mbarrier_init_in_use";
+    case FindingKind::MbarrierMidPhaseAtExit:
+      return "mbarrier_mid_phase_at_exit";
+    case FindingKind::ExitAtBarrier:
+      return "exit_at_barrier";
+    case FindingKind::Deadlock:
+      return "deadlock";
   }
   return "unknown";
 }

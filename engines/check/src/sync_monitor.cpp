@@ -297,9 +297,37 @@ void SyncMonitor::Impl::left(const SyncEvent& e) {
 
 void SyncMonitor::Impl::on_barrier(const SyncEvent& e) {
   if (e.id >= 16) return;  // barrier.cluster: the simulator's deadlock covers it
-  std::vector<syncmon::Arrival>& arrivals = barriers[static_cast<uint64_t>(e.cta) * 17 + e.id];
+  const uint64_t key = static_cast<uint64_t>(e.cta) * 17 + e.id;
+  std::vector<syncmon::Arrival>& arrivals = barriers[key];
   if (e.kind == SyncKind::BarrierArrive) {
-    arrivals.push_back({op(e, first_lane(e.mask)), e.waits});
+    const syncmon::Arrival arrival{op(e, first_lane(e.mask)), e.waits, e.expected};
+    // Each arrival's count is checked as it arrives: one use of a named barrier whose
+    // arrivals give different thread counts completes at whichever count arrived last, so
+    // the check at completion misses the orders where the last count is the one that fits.
+    if (arrival.count != 0 && !count_mismatched.count(key)) {
+      for (const syncmon::Arrival& a : arrivals) {
+        if (a.count == 0 || a.count == arrival.count) continue;
+        count_mismatched.insert(key);
+        Raw r;
+        r.kind = "barrier_count_mismatch";
+        r.object = "barrier";
+        r.id = e.id;
+        r.site = arrival.op;
+        r.earlier = a.op;
+        r.message = "a warp arrived at named barrier " + std::to_string(e.id) +
+                    " with a thread count of " + std::to_string(arrival.count) + " after " +
+                    std::to_string(e.count) + " thread(s) had arrived at it with a count of " +
+                    std::to_string(a.count) +
+                    ": the bar.sync/bar.arrive instructions of one use give different thread "
+                    "counts, so it completes at whichever count arrives last";
+        r.fix =
+            "give every bar.sync/bar.arrive on one named barrier the same thread count, equal "
+            "to the number of threads (a multiple of 32) that arrive per use";
+        report(std::move(r));
+        break;
+      }
+    }
+    arrivals.push_back(arrival);
     return;
   }
   // BarrierRelease
@@ -342,7 +370,7 @@ void SyncMonitor::Impl::on_barrier(const SyncEvent& e) {
       report(std::move(r));
     }
     if (same) ++uniform;
-  } else if (e.count > e.expected) {
+  } else if (e.count > e.expected && !count_mismatched.count(key)) {
     Raw r;
     r.kind = "barrier_count_mismatch";
     r.object = "barrier";
@@ -358,6 +386,7 @@ void SyncMonitor::Impl::on_barrier(const SyncEvent& e) {
     report(std::move(r));
   }
   arrivals.clear();
+  count_mismatched.erase(key);
 }
 
 void SyncMonitor::Impl::on_stuck(const SyncEvent& e) {

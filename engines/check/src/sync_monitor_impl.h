@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "kiln/check/dynamic_synccheck.h"
@@ -40,6 +41,7 @@ struct Mbarrier {
 struct Arrival {
   Op op;
   bool waits = false;
+  uint32_t count = 0;  // the instruction's thread count; 0: every thread of the CTA
 };
 
 // A finding of this launch, sources still to fill.
@@ -62,8 +64,11 @@ struct SyncMonitor::Impl {
   std::vector<sim::Dim3> ctas;                                // of the running cluster, by rank
   std::unordered_map<uint64_t, syncmon::Mbarrier> mbarriers;  // owner << 32 | offset
   std::unordered_map<uint64_t, std::vector<syncmon::Arrival>> barriers;  // cta * 17 + id
-  std::vector<syncmon::Op> last_exit;                                    // per CTA rank
-  std::vector<uint32_t> exited;                                          // threads, per CTA
+  // Barriers (cta * 17 + id) whose arrivals since the last release gave different thread
+  // counts, already reported at the arrival: not reported again when they complete.
+  std::unordered_set<uint64_t> count_mismatched;
+  std::vector<syncmon::Op> last_exit;  // per CTA rank
+  std::vector<uint32_t> exited;        // threads, per CTA
   // Per warp (cta << 32 | warp): its last wait that did not succeed, and on which mbarrier.
   struct PendingWait {
     syncmon::Op op;

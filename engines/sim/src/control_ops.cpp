@@ -54,10 +54,14 @@ void warp_sync(Exec& x, const Inst& in, uint32_t mask) {
   }
 }
 
-void observe_arrival(Exec& x, const Inst& in, uint32_t mask, uint32_t id) {
+// expected: the instruction's thread count (0: every thread of the CTA); count: the threads
+// that had arrived at the barrier before this arrival.
+void observe_arrival(Exec& x, const Inst& in, uint32_t mask, uint32_t id, uint32_t count) {
   SyncEvent e = sync_event(x, SyncKind::BarrierArrive, in, mask);
   e.id = id;
   e.waits = in.width == 1;
+  e.expected = count;
+  e.count = id < 16 ? x.cta->barriers[id].arrived : 0;
   x.observer->sync(e);
 }
 
@@ -108,7 +112,7 @@ void bar(Exec& x, const Inst& in, uint32_t mask) {
     return;
   }
   if (x.observer != nullptr) [[unlikely]]
-    observe_arrival(x, in, mask, id);
+    observe_arrival(x, in, mask, id, count);
   if (in.target == 16) {  // barrier.cluster.wait: every thread of the cluster
     ClusterBarrier& cb = *x.cluster_barrier;
     cb.arrived += static_cast<uint32_t>(std::popcount(mask));

@@ -19,11 +19,16 @@ struct Difference {
   std::optional<nlohmann::json> now;  // nullopt: not in the replayed answer
 };
 
+// What is compared. kVerdictsOnly is for the answer of a GPU call replayed on a runner: numbers
+// only where is_verdict_number(key), strings through mask_measured_text too (volatile_fields.h).
+enum class Compare { kEverything, kVerdictsOnly };
+
 // At most `limit` differences, in document order (object keys sorted); `truncated` is set when
 // there were more.
 std::vector<Difference> diff_json(const nlohmann::json& old, const nlohmann::json& now,
                                   const IgnoreList& ignore, size_t limit = 50,
-                                  bool* truncated = nullptr);
+                                  bool* truncated = nullptr,
+                                  Compare compare = Compare::kEverything);
 
 // "/a/b~1c" from {"a", "b/c"}.
 std::string json_pointer(const std::vector<std::string>& path);

@@ -6,8 +6,11 @@
 // and anything else with -32601. Each answer is then compared with the recorded one (json_diff.h).
 //
 // Calls that need a GPU (needs_gpu) are not sent when no runner is configured: their verdict is
-// "not replayed (no GPU)", neither a difference nor a pass. Notifications from the server
-// (progress, logs) depend on timing and are never compared.
+// "not replayed (no GPU)", neither a difference nor a pass. With one (ReplayOptions::gpu) they
+// are sent and compared on their verdict only (Compare::kVerdictsOnly: what they measured
+// differs by nature), and a later call naming a recorded job id (wait_job) names the job the
+// replay started instead. Notifications from the server (progress, logs) depend on timing and
+// are never compared.
 #pragma once
 
 #include <chrono>
@@ -29,7 +32,7 @@ namespace kiln::replay {
 struct ReplayOptions {
   IgnoreList ignore = IgnoreList::defaults();
   std::vector<std::string> only;  // tool names whose calls are replayed; empty: every tool
-  bool gpu = false;               // a runner is configured: GPU calls are replayed too
+  bool gpu = false;  // a runner is configured (run_of_recording.h): GPU calls are replayed too
   std::chrono::seconds answer_timeout{300};
   // Text replaced in every string of the recording before it is replayed (what is sent and
   // what is compared): a path the recording has (FROM) and where that is here (TO), as a

@@ -58,6 +58,17 @@ class IgnoreList {
 // `text` with volatile runs (durations, times, ids, "cache hit, ") replaced by placeholders.
 std::string mask_volatile_text(std::string_view text);
 
+// What a GPU call's answer (benchmark, profile, ...; gpu_calls.h) measures, which a second run on
+// the same runner gives differently by nature: its numbers are left out except those that
+// count outcomes (kVerdictNumbers: passed, total, mismatches, nan, inf, registers, spills,
+// distinct_findings), and in its strings every number is masked except an "N/M" count
+// ("PASSED 3/3 workloads", "gates: 7/7 passed"), as are URLs (the runner's label). Statuses,
+// stages, gate names and states, errors and every boolean are still compared.
+extern const std::span<const std::string_view> kVerdictNumbers;
+bool is_verdict_number(std::string_view key);
+// `text` (already through mask_volatile_text) with measured numbers and URLs masked.
+std::string mask_measured_text(std::string_view text);
+
 // `*` in `glob` matches any run of characters; nothing else is special.
 bool glob_match(std::string_view glob, std::string_view text);
 

@@ -33,11 +33,11 @@ struct SimulateToolConfig {
   double build_allowance_s = 240;    // nvcc and g++ time allowed on top of time_limit_s
 };
 
-// The checks (engines/check/): synccheck's static engine compiles to PTX here; racecheck's sim
-// engine runs kiln-sim-run --racecheck (configured as simulate is); the gpu engine of both runs
-// compute-sanitizer on a runner.
+// The checks (engines/check/): synccheck's static engine compiles to PTX here; the sim engines
+// of both run kiln-sim-run --synccheck / --racecheck (configured as simulate is: `sim`); the gpu
+// engine of both runs compute-sanitizer on a runner.
 mcp::Tool make_synccheck_tool(std::shared_ptr<CandidateCompiler> compiler,
-                              std::shared_ptr<GpuJobs> jobs);
+                              std::shared_ptr<GpuJobs> jobs, SimulateToolConfig sim);
 mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
                               std::shared_ptr<GpuJobs> jobs, SimulateToolConfig sim);
 mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConfig config);

@@ -34,6 +34,23 @@ enum class FindingKind : uint8_t {
   Incomplete,             // "incomplete": a construct the engine could not analyze
   DataRace,               // "data_race": racecheck's hazard between two accesses
   SanitizerError,         // "sanitizer_error": any other compute-sanitizer report
+  // racecheck on the simulator (engines/check/dynamic_racecheck.h), besides data_race:
+  AsyncProxyRace,  // "async_proxy_race": a generic access unordered with an async-proxy one
+                   // (cp.async, TMA, wgmma) still pending, or one not fenced with
+                   // fence.proxy.async before the async proxy reads it
+  MissingFence,    // "missing_fence": data published through a flag without the fence (or
+                   // release/acquire) that orders the data before the flag
+  // synccheck on the simulator (engines/check/dynamic_synccheck.h), besides barrier_divergence,
+  // named_barrier_mismatch and mbarrier_uninitialized:
+  MbarrierPhaseOverrun,    // "mbarrier_phase_overrun": a wait on a phase that has already
+                           // completed twice (the barrier was reused under a late waiter)
+  MbarrierOverArrival,     // "mbarrier_over_arrival": more arrivals than expected in a phase
+  MbarrierTxNeverArrived,  // "mbarrier_tx_never_arrived": expect_tx bytes that never came
+  MbarrierTxOverflow,      // "mbarrier_tx_overflow": more bytes than expect_tx armed
+  MbarrierInitInUse,       // "mbarrier_init_in_use": init or inval while threads still use it
+  MbarrierMidPhaseAtExit,  // "mbarrier_mid_phase_at_exit": left mid-phase when the kernel ended
+  ExitAtBarrier,           // "exit_at_barrier": threads exited while others wait at a barrier
+  Deadlock,                // "deadlock": every live warp waits and nothing can release one
 };
 
 std::string_view finding_kind_name(FindingKind kind);
@@ -56,7 +73,9 @@ struct Finding {
   // condition on blockIdx: every block must arrive), "uniform_load_guard" (a warning: the
   // condition comes only from loads of one word every thread reads, not written by the
   // kernel, so it diverges only if the word changes between the threads' reads; the dynamic
-  // engine can tell). racecheck's causes are in dynamic_racecheck.h.
+  // engine can tell). The simulator's engines set it too: racecheck to the race's cause
+  // (missing_barrier, async_proxy, ...: dynamic_racecheck.h), synccheck to the dynamic kind
+  // (phase_overrun, ...: dynamic_synccheck.h).
   std::string cause;
 };
 
