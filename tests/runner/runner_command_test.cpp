@@ -11,6 +11,7 @@
 
 #include "kiln/base/file.h"
 #include "kiln/runner/runner_client.h"
+#include "kiln_process.h"
 #include "runner_fixture.h"
 
 namespace kiln::runner {
@@ -19,13 +20,6 @@ namespace {
 using namespace kiln::runner::testing;
 using ::testing::HasSubstr;
 
-// `kiln ARGS...` with stderr on a pipe.
-class KilnProcess {
- public:
-  explicit KilnProcess(const std::vector<std::string>& args) {
-    int err[2];
-    if (pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-    std::vector<std::string> storage = {KILN_BIN};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& arg : storage) argv.push_back(arg.data());
