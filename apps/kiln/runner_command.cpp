@@ -96,11 +96,11 @@ int serve(const runner::RunnerOptions& options) {
     return 1;
   }
   // Tests and scripts wait for this line.
-  const std::string where =
-      options.slurm ? "Slurm partition " + (options.slurm->job.partition.empty()
-                                                ? std::string("(default)")
-                                                : options.slurm->job.partition)
-                    : "GPUs " + join(options.gpus);
+  const std::string where = options.slurm
+                                ? "Slurm partition " + (options.slurm->job.partition.empty()
+                                                            ? std::string("(default)")
+                                                            : options.slurm->job.partition)
+                                : "GPUs " + join(options.gpus);
   std::fprintf(stderr, "kiln: runner listening on %s (%s; worker %s; cache %s)\n",
                server.url().c_str(), where.c_str(), options.worker.c_str(),
                options.cache_dir.c_str());

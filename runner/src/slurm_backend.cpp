@@ -41,8 +41,8 @@ int gpus_in_gres(const std::string& gres) {
     size_t colon = head.rfind(':');
     if (colon == std::string::npos) continue;
     std::string count = head.substr(colon + 1);
-    if (!count.empty() && std::all_of(count.begin(), count.end(),
-                                      [](unsigned char c) { return std::isdigit(c); }))
+    if (!count.empty() &&
+        std::all_of(count.begin(), count.end(), [](unsigned char c) { return std::isdigit(c); }))
       total += std::stoi(count);
   }
   return total;
@@ -57,7 +57,7 @@ bool is_ended(SlurmState state) {
 SlurmJobStatus parse_slurm_state(const std::string& word) {
   SlurmJobStatus status;
   std::string name = trim(word);
-  name = name.substr(0, name.find(' '));  // sacct: "CANCELLED by 1000"
+  name = name.substr(0, name.find(' '));                        // sacct: "CANCELLED by 1000"
   while (!name.empty() && name.back() == '+') name.pop_back();  // sacct truncation mark
   status.name = name;
   if (name == "PENDING" || name == "REQUEUED" || name == "REQUEUE_HOLD" || name == "RESV_DEL_HOLD")
@@ -138,8 +138,8 @@ Result<std::string> SlurmBackend::submit(const std::string& script_path) {
 
 Result<SlurmJobStatus> SlurmBackend::status(const std::string& job_id) {
   // squeue knows the jobs slurmctld holds (pending, running, and ended ones for MinJobAge).
-  auto queue = commands_.run({"squeue", "-h", "--states=all", "-j", job_id, "-o", "%T|%r"},
-                             timeout_);
+  auto queue =
+      commands_.run({"squeue", "-h", "--states=all", "-j", job_id, "-o", "%T|%r"}, timeout_);
   if (queue.ran && queue.exit_code == 0) {
     std::string line = trim(queue.out);
     line = line.substr(0, line.find('\n'));
@@ -151,18 +151,17 @@ Result<SlurmJobStatus> SlurmBackend::status(const std::string& job_id) {
     }
   }
   // Ended long ago (or an unknown id to squeue): the accounting database.
-  auto accounting = commands_.run(
-      {"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State"}, timeout_);
+  auto accounting =
+      commands_.run({"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State"}, timeout_);
   if (accounting.ran && accounting.exit_code == 0 && !trim(accounting.out).empty()) {
     std::string line = trim(accounting.out);
     return parse_slurm_state(line.substr(0, line.find('\n')));
   }
   if (!queue.ran || queue.exit_code != 0)
-    return make_error("cannot ask Slurm about job " + job_id + ": " +
-                      failed_text("squeue", queue) +
+    return make_error("cannot ask Slurm about job " + job_id + ": " + failed_text("squeue", queue) +
                       "; check slurmctld (`scontrol ping`)");
-  return make_error("Slurm knows no job " + job_id + " (squeue and sacct: " +
-                    failed_text("sacct", accounting) + ")");
+  return make_error("Slurm knows no job " + job_id +
+                    " (squeue and sacct: " + failed_text("sacct", accounting) + ")");
 }
 
 Status SlurmBackend::cancel(const std::string& job_id) {

@@ -84,8 +84,8 @@ class OutputFollower {
 void nap(std::chrono::milliseconds poll, const std::atomic<bool>& cancel) {
   auto until = Clock::now() + poll;
   while (!cancel && Clock::now() < until)
-    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(20),
-                                                          until - Clock::now()));
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(std::chrono::milliseconds(20), until - Clock::now()));
 }
 
 }  // namespace
@@ -108,8 +108,8 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
   auto log_tail = [&] { return clip(file_tail(launch.job_dir / kSlurmWorkerLog, 2000), 2000); };
   auto fail = [&](Failure failure, const std::string& error, bool with_log) {
     outcome.last_stage = stage();
-    outcome.result = make_error_result(launch.expect, stage(), failure, error,
-                                       with_log ? log_tail() : "");
+    outcome.result =
+        make_error_result(launch.expect, stage(), failure, error, with_log ? log_tail() : "");
     spdlog::info("job {} ended: {}", launch.id, error);
     return outcome;
   };
@@ -141,9 +141,8 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
   while (true) {
     if (cancel) {
       outcome.cancelled = true;
-      return give_up(Failure::kCancelled,
-                     "cancelled in stage '" + stage() + "'; Slurm job " + slurm_id +
-                         " was scancelled");
+      return give_up(Failure::kCancelled, "cancelled in stage '" + stage() + "'; Slurm job " +
+                                              slurm_id + " was scancelled");
     }
     auto status = backend_.status(slurm_id);
     if (!status) {
@@ -213,19 +212,20 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
                       "partition without preemption",
                   false);
     case SlurmState::kNodeFail:
-      return fail(Failure::kScheduler,
-                  "node failure" + in +
-                      ": the node running it failed (Slurm drains it); send it again",
-                  false);
+      return fail(
+          Failure::kScheduler,
+          "node failure" + in + ": the node running it failed (Slurm drains it); send it again",
+          false);
     case SlurmState::kTimeout:
-      return fail(Failure::kTimeout,
-                  "timeout: Slurm's time limit (" + slurm_time_text(
-                      options_.job.time_limit_seconds > 0 ? options_.job.time_limit_seconds
-                                                          : launch.job_seconds + 60) +
-                      " min) killed it" + in +
-                      "; look for a hang (run synccheck), benchmark fewer workloads, or start "
-                      "the runner with a longer --time-limit",
-                  true);
+      return fail(
+          Failure::kTimeout,
+          "timeout: Slurm's time limit (" +
+              slurm_time_text(options_.job.time_limit_seconds > 0 ? options_.job.time_limit_seconds
+                                                                  : launch.job_seconds + 60) +
+              " min) killed it" + in +
+              "; look for a hang (run synccheck), benchmark fewer workloads, or start "
+              "the runner with a longer --time-limit",
+          true);
     case SlurmState::kOutOfMemory:
       return fail(Failure::kScheduler,
                   "out of memory" + in +
@@ -238,8 +238,8 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
     default:
       return fail(Failure::kScheduler,
                   "Slurm ended the job as " + (ended.name.empty() ? "unknown" : ended.name) + in +
-                      (status ? "" : ": " + status.error().message) +
-                      "; see `sacct -j " + slurm_id + "` and send it again",
+                      (status ? "" : ": " + status.error().message) + "; see `sacct -j " +
+                      slurm_id + "` and send it again",
                   true);
   }
 
@@ -259,16 +259,16 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
   int code = std::atoi(exit_text->c_str());
   if (code > 128 && code < 160)
     return fail(Failure::kCrashed,
-                "crashed (signal " + std::to_string(code - 128) + ", " +
-                    signal_name(code - 128) + ")" + in +
+                "crashed (signal " + std::to_string(code - 128) + ", " + signal_name(code - 128) +
+                    ")" + in +
                     ": the worker died, most often from a candidate that writes out of bounds "
                     "or corrupts memory; run racecheck and simulate on it",
                 true);
   if (code != 0)
-    return fail(Failure::kExitCode,
-                "exit code " + std::to_string(code) + in +
-                    ": the worker itself failed; see log_tail",
-                true);
+    return fail(
+        Failure::kExitCode,
+        "exit code " + std::to_string(code) + in + ": the worker itself failed; see log_tail",
+        true);
   if (!output.result())
     return fail(Failure::kNoResult,
                 "no result: the worker exited" + in + " without writing a result line", true);
@@ -285,31 +285,33 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
 }
 
 json SlurmExecutor::health() {
-  json out{{"partition", options_.job.partition.empty() ? json(nullptr)
-                                                        : json(options_.job.partition)},
-           {"gres", options_.job.gres}};
+  json out{
+      {"partition", options_.job.partition.empty() ? json(nullptr) : json(options_.job.partition)},
+      {"gres", options_.job.gres}};
   auto cluster = backend_.cluster();
   if (!cluster) {
     out["error"] = cluster.error().message;
     return out;
   }
   double mean_run = 0;
+  int runs = 0;
   {
     std::lock_guard lock(mutex_);
-    if (runs_) mean_run = run_seconds_total_ / runs_;
+    runs = runs_;
+    if (runs) mean_run = run_seconds_total_ / runs;
   }
   out["nodes"] = cluster->nodes;
   out["idle_nodes"] = cluster->idle_nodes;
   out["gpus"] = cluster->gpus;
   out["jobs_pending"] = cluster->jobs_pending;
   out["jobs_running"] = cluster->jobs_running;
-  out["mean_run_s"] = runs_ ? json(std::round(mean_run * 100) / 100) : json(nullptr);
+  out["mean_run_s"] = runs ? json(std::round(mean_run * 100) / 100) : json(nullptr);
   // A rough wait: the pending jobs ahead, served by the partition's slots (its GPUs, or its
   // nodes when it has none), each taking what this runner's jobs took on average.
   const int slots = cluster->gpus > 0 ? cluster->gpus : std::max(cluster->nodes, 1);
   if (cluster->idle_nodes > 0 && cluster->jobs_pending == 0)
     out["expected_wait_s"] = 0;
-  else if (runs_)
+  else if (runs)
     out["expected_wait_s"] =
         std::round(std::ceil(static_cast<double>(cluster->jobs_pending + 1) / slots) * mean_run);
   else

@@ -26,4 +26,4 @@ class KilnProcess {
     if (pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
     std::vector<std::string> storage = {KILN_BIN};
 
-}  // namespace kiln::runner::testing
+  }  // namespace kiln::runner::testing

@@ -19,13 +19,13 @@ using testing::ScriptedSlurm;
 
 TEST(SlurmBackend, ParsesEveryJobState) {
   const std::vector<std::pair<std::string, SlurmState>> cases{
-      {"PENDING", SlurmState::kPending},       {"RUNNING", SlurmState::kRunning},
-      {"COMPLETING", SlurmState::kRunning},    {"CONFIGURING", SlurmState::kRunning},
-      {"COMPLETED", SlurmState::kCompleted},   {"FAILED", SlurmState::kFailed},
-      {"CANCELLED", SlurmState::kCancelled},   {"CANCELLED by 1000", SlurmState::kCancelled},
-      {"TIMEOUT", SlurmState::kTimeout},       {"NODE_FAIL", SlurmState::kNodeFail},
-      {"PREEMPTED", SlurmState::kPreempted},   {"OUT_OF_MEMORY", SlurmState::kOutOfMemory},
-      {"OUT_OF_ME+", SlurmState::kOther},      {"BOOT_FAIL", SlurmState::kOther}};
+      {"PENDING", SlurmState::kPending},     {"RUNNING", SlurmState::kRunning},
+      {"COMPLETING", SlurmState::kRunning},  {"CONFIGURING", SlurmState::kRunning},
+      {"COMPLETED", SlurmState::kCompleted}, {"FAILED", SlurmState::kFailed},
+      {"CANCELLED", SlurmState::kCancelled}, {"CANCELLED by 1000", SlurmState::kCancelled},
+      {"TIMEOUT", SlurmState::kTimeout},     {"NODE_FAIL", SlurmState::kNodeFail},
+      {"PREEMPTED", SlurmState::kPreempted}, {"OUT_OF_MEMORY", SlurmState::kOutOfMemory},
+      {"OUT_OF_ME+", SlurmState::kOther},    {"BOOT_FAIL", SlurmState::kOther}};
   for (const auto& [word, state] : cases) {
     SlurmJobStatus status = parse_slurm_state(word);
     EXPECT_EQ(status.state, state) << word;
@@ -102,8 +102,8 @@ TEST(SlurmBackend, ClusterCountsGpusNodesAndJobsOfThePartition) {
   EXPECT_EQ(cluster->jobs_pending, 2);
   EXPECT_EQ(cluster->jobs_running, 1);
   auto calls = slurm.calls();
-  EXPECT_EQ(calls.at(0), (std::vector<std::string>{"sinfo", "-p", "h200", "-h", "-N", "-o",
-                                                   "%N|%T|%G"}));
+  EXPECT_EQ(calls.at(0),
+            (std::vector<std::string>{"sinfo", "-p", "h200", "-h", "-N", "-o", "%N|%T|%G"}));
 }
 
 TEST(SlurmBackend, ClusterParseReadsGresForms) {

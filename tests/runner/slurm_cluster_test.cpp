@@ -70,9 +70,13 @@ class SlurmCluster : public ::testing::Test {
   // inside the test's folder, which the one node shares by being this machine.
   std::unique_ptr<KilnProcess> start_runner(const std::string& worker,
                                             std::vector<std::string> extra = {}) {
-    std::vector<std::string> args{"runner", "--slurm", "--partition", "kiln", "--gres", "none",
-                                  "--listen", "127.0.0.1:0", "--worker", worker, "--cache-dir",
-                                  (dir_->path() / ("cache" + std::to_string(++runners_))).string()};
+    std::vector<std::string> args{
+        "runner",      "--slurm",
+        "--partition", "kiln",
+        "--gres",      "none",
+        "--listen",    "127.0.0.1:0",
+        "--worker",    worker,
+        "--cache-dir", (dir_->path() / ("cache" + std::to_string(++runners_))).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     auto kiln = std::make_unique<KilnProcess>(args);
     url_ = kiln->wait_for(std::regex("runner listening on (http://127\\.0\\.0\\.1:[0-9]+)"));
@@ -117,7 +121,8 @@ TEST_F(SlurmCluster, VerifyJobOfTheSimWorkerRunsEndToEndThroughSlurm) {
   EXPECT_EQ(outcome->result["status"], "passed") << outcome->result.dump();
   EXPECT_EQ(outcome->result["kind"], "verify") << outcome->result.dump();
   // It ran as a Slurm job: Slurm's own output file is in the job folder.
-  EXPECT_FALSE(kiln->wait_for(std::regex("job " + outcome->job_id + " is Slurm job [0-9]+")).empty())
+  EXPECT_FALSE(
+      kiln->wait_for(std::regex("job " + outcome->job_id + " is Slurm job [0-9]+")).empty())
       << kiln->err();
 }
 
@@ -144,8 +149,10 @@ TEST_F(SlurmCluster, JobCancelledByScancelIsReportedAsCancelledBySlurm) {
   ASSERT_FALSE(slurm_id.empty()) << kiln->err();
   // Once the worker is running on the node, cancel it the way a user or admin would.
   ASSERT_TRUE(eventually(
-      [&] { return fs::exists(dir_->path() / ("cache" + std::to_string(runners_)) / "jobs" /
-                              submitted->id / "fake_worker.pid"); },
+      [&] {
+        return fs::exists(dir_->path() / ("cache" + std::to_string(runners_)) / "jobs" /
+                          submitted->id / "fake_worker.pid");
+      },
       60s));
   ProcessSpec scancel;
   scancel.argv = {"/usr/bin/scancel", slurm_id};

@@ -58,7 +58,8 @@ TEST(SlurmExecution, LyingWorkerIsRejectedByTheSameResultCheck) {
 }
 
 TEST(SlurmExecution, WorkerExitCodeIsReported) {
-  SlurmRunner cluster([](ScriptedSlurm& slurm, SlurmExecutorOptions&) { slurm.states = {"FAILED"}; });
+  SlurmRunner cluster(
+      [](ScriptedSlurm& slurm, SlurmExecutorOptions&) { slurm.states = {"FAILED"}; });
   json job = cluster.run("exit_code", "3");
   EXPECT_EQ(job["result"]["reason"], "exit_code") << job.dump();
   EXPECT_THAT(job["result"]["error"].get<std::string>(), HasSubstr("exit code 3"));
@@ -71,13 +72,12 @@ struct EndCase {
 };
 
 TEST(SlurmExecution, EachWaySlurmEndsAJobIsNamedInTheResult) {
-  const std::vector<EndCase> cases{
-      {"TIMEOUT", "timeout", "Slurm's time limit"},
-      {"CANCELLED by 0", "cancelled", "cancelled by Slurm"},
-      {"PREEMPTED", "scheduler", "preempted"},
-      {"NODE_FAIL", "scheduler", "node failure"},
-      {"OUT_OF_MEMORY", "scheduler", "out of memory"},
-      {"BOOT_FAIL", "scheduler", "BOOT_FAIL"}};
+  const std::vector<EndCase> cases{{"TIMEOUT", "timeout", "Slurm's time limit"},
+                                   {"CANCELLED by 0", "cancelled", "cancelled by Slurm"},
+                                   {"PREEMPTED", "scheduler", "preempted"},
+                                   {"NODE_FAIL", "scheduler", "node failure"},
+                                   {"OUT_OF_MEMORY", "scheduler", "out of memory"},
+                                   {"BOOT_FAIL", "scheduler", "BOOT_FAIL"}};
   for (const auto& end : cases) {
     SlurmRunner cluster([&](ScriptedSlurm& slurm, SlurmExecutorOptions&) {
       slurm.run_script = false;
@@ -94,7 +94,8 @@ TEST(SlurmExecution, EachWaySlurmEndsAJobIsNamedInTheResult) {
 TEST(SlurmExecution, UnknownPartitionIsAnErrorResultQuotingSbatch) {
   SlurmRunner cluster([](ScriptedSlurm& slurm, SlurmExecutorOptions& options) {
     options.job.partition = "nope";
-    slurm.sbatch_error = "sbatch: error: Batch job submission failed: Invalid partition name specified\n";
+    slurm.sbatch_error =
+        "sbatch: error: Batch job submission failed: Invalid partition name specified\n";
   });
   json job = cluster.run("pass");
   EXPECT_EQ(job["result"]["reason"], "scheduler");
@@ -135,9 +136,8 @@ TEST(SlurmExecution, SlurmctldSilentPastItsGraceEndsTheJob) {
 }
 
 TEST(SlurmExecution, SlurmctldDownFromTheStartIsAnErrorNotAHang) {
-  SlurmRunner cluster([](ScriptedSlurm& slurm, SlurmExecutorOptions&) {
-    slurm.controller_down = true;
-  });
+  SlurmRunner cluster(
+      [](ScriptedSlurm& slurm, SlurmExecutorOptions&) { slurm.controller_down = true; });
   json job = cluster.run("pass");
   EXPECT_EQ(job["result"]["reason"], "scheduler") << job.dump();
   EXPECT_THAT(job["result"]["error"].get<std::string>(), HasSubstr("Slurm refused the job"));
@@ -159,9 +159,8 @@ TEST(SlurmExecution, CancelScancelsTheSlurmJob) {
 }
 
 TEST(SlurmExecution, HealthReportsThePartitionsGpusJobsAndWait) {
-  SlurmRunner cluster([](ScriptedSlurm&, SlurmExecutorOptions& options) {
-    options.job.partition = "h200";
-  });
+  SlurmRunner cluster(
+      [](ScriptedSlurm&, SlurmExecutorOptions& options) { options.job.partition = "h200"; });
   json health = cluster.runner->get("/v1/health");
   EXPECT_EQ(health["backend"], "slurm");
   EXPECT_EQ(health["slurm"]["partition"], "h200");
@@ -174,9 +173,8 @@ TEST(SlurmExecution, HealthReportsThePartitionsGpusJobsAndWait) {
 }
 
 TEST(SlurmExecution, HealthWithSlurmctldDownSaysSo) {
-  SlurmRunner cluster([](ScriptedSlurm& slurm, SlurmExecutorOptions&) {
-    slurm.controller_down = true;
-  });
+  SlurmRunner cluster(
+      [](ScriptedSlurm& slurm, SlurmExecutorOptions&) { slurm.controller_down = true; });
   json health = cluster.runner->get("/v1/health");
   EXPECT_THAT(health["slurm"]["error"].get<std::string>(), HasSubstr("scontrol ping"));
 }

@@ -16,11 +16,11 @@ namespace kiln::runner::testing {
 
 class ScriptedSlurm : public SlurmCommandRunner {
  public:
-  bool run_script = true;               // sbatch runs the script before it answers
-  std::string sbatch_error;             // set: sbatch exits 1 with this on stderr
+  bool run_script = true;                        // sbatch runs the script before it answers
+  std::string sbatch_error;                      // set: sbatch exits 1 with this on stderr
   std::vector<std::string> states{"COMPLETED"};  // squeue -j answers in turn; the last repeats
-  bool squeue_forgets = false;          // squeue -j answers nothing; sacct answers the state
-  std::atomic<bool> controller_down{false};        // every tool fails as when slurmctld is unreachable
+  bool squeue_forgets = false;               // squeue -j answers nothing; sacct answers the state
+  std::atomic<bool> controller_down{false};  // every tool fails as when slurmctld is unreachable
   std::string sinfo_out = "node1|idle|gpu:h200:2\nnode2|mixed|gpu:h200:2(S:0)\n";
   std::string squeue_all_out = "RUNNING\nPENDING\nPENDING\n";
 

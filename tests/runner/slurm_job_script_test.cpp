@@ -14,7 +14,8 @@ TEST(SlurmJobScript, AsksForTheGpuThePartitionTheAccountAndTheTimeLimit) {
   settings.partition = "h200";
   settings.account = "kernels";
   settings.time_limit_seconds = 90;
-  std::string text = slurm_job_script(settings, "j-1", "/opt/kiln/kiln-worker", "/shared/jobs/j-1", 600);
+  std::string text =
+      slurm_job_script(settings, "j-1", "/opt/kiln/kiln-worker", "/shared/jobs/j-1", 600);
   EXPECT_EQ(text.rfind("#!/bin/sh\n", 0), 0u);
   EXPECT_THAT(text, HasSubstr("#SBATCH --gres=gpu:1\n"));
   EXPECT_THAT(text, HasSubstr("#SBATCH --partition=h200\n"));

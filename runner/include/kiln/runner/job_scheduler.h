@@ -7,8 +7,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>

@@ -21,10 +21,10 @@ namespace kiln::runner {
 
 struct SlurmExecutorOptions {
   SlurmJobSettings job;
-  double queue_seconds = 600;             // longest wait in Slurm's queue before the runner gives up
-  double controller_grace_seconds = 60;   // longest slurmctld may go unanswered, in a row
-  double run_grace_seconds = 30;          // past the job's limit before the runner scancels it
-  std::chrono::milliseconds poll{500};    // squeue once per poll
+  double queue_seconds = 600;            // longest wait in Slurm's queue before the runner gives up
+  double controller_grace_seconds = 60;  // longest slurmctld may go unanswered, in a row
+  double run_grace_seconds = 30;         // past the job's limit before the runner scancels it
+  std::chrono::milliseconds poll{500};   // squeue once per poll
 };
 
 class SlurmExecutor {

@@ -11,9 +11,9 @@
 namespace kiln::runner {
 
 struct SlurmJobSettings {
-  std::string partition;       // empty: the cluster's default partition
-  std::string gres = "gpu:1";  // "none" or empty: no --gres (CPU jobs, the test cluster)
-  std::string account;         // empty: the user's default account
+  std::string partition;          // empty: the cluster's default partition
+  std::string gres = "gpu:1";     // "none" or empty: no --gres (CPU jobs, the test cluster)
+  std::string account;            // empty: the user's default account
   double time_limit_seconds = 0;  // 0: the job's own limit plus a minute
 };
 
