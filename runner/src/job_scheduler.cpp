@@ -139,12 +139,6 @@ SubmitOutcome JobScheduler::submit(const JobRequest& request, const tasks::Task&
   job->expect.candidate_sha256 = request.candidate_sha256;
   job->expect.incumbent_sha256 = request.incumbent_sha256;
   for (const auto& workload : task.workloads) job->expect.task_workloads.push_back(workload.name);
-  // A verify job that names no workloads may come back with the task's sim_workloads: that is
-  // what kiln-worker-sim runs in their place (runner/worker/README.md, "The simulated worker").
-  // Verify results are never scored, and a benchmark still needs the task's own workloads.
-  if (request.kind == JobKind::kVerify && request.workloads.empty())
-    for (const auto& workload : task.sim_workloads)
-      job->expect.task_workloads.push_back(workload.name);
   job->expect.requested = request.workloads;
   job->expect.profile_workload = request.profile_workload;
   job->dir = cache_.jobs_dir() / job->id;
