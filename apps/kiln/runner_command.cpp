@@ -24,6 +24,14 @@ struct RunnerCommandOptions {
   size_t queue_limit = 16;
   double job_seconds = 600;
   size_t max_request_bytes = 16u << 20;
+  bool slurm = false;
+  std::string partition;
+  std::string gres = "gpu:1";
+  std::string account;
+  double time_limit = 0;
+  double queue_seconds = 600;
+  size_t slurm_slots = 8;
+  double slurmctld_grace = 60;
 };
 
 std::string join(const std::vector<int>& items) {
@@ -34,7 +42,19 @@ std::string join(const std::vector<int>& items) {
 
 Result<runner::RunnerOptions> resolve(const RunnerCommandOptions& given) {
   runner::RunnerOptions options;
-  if (given.gpus.empty()) {
+  if (given.slurm) {
+    runner::SlurmExecutorOptions slurm;
+    slurm.job.partition = given.partition;
+    slurm.job.gres = given.gres;
+    slurm.job.account = given.account;
+    slurm.job.time_limit_seconds = given.time_limit;
+    slurm.queue_seconds = given.queue_seconds;
+    slurm.controller_grace_seconds = given.slurmctld_grace;
+    options.slurm = slurm;
+    options.slurm_slots = given.slurm_slots;
+  } else if (!given.partition.empty() || !given.account.empty() || given.time_limit > 0) {
+    return make_error("--partition, --account and --time-limit need --slurm");
+  } else if (given.gpus.empty()) {
     options.gpus = runner::local_gpu_indices();
     if (options.gpus.empty())
       return make_error(
@@ -76,8 +96,13 @@ int serve(const runner::RunnerOptions& options) {
     return 1;
   }
   // Tests and scripts wait for this line.
-  std::fprintf(stderr, "kiln: runner listening on %s (GPUs %s; worker %s; cache %s)\n",
-               server.url().c_str(), join(options.gpus).c_str(), options.worker.c_str(),
+  const std::string where = options.slurm
+                                ? "Slurm partition " + (options.slurm->job.partition.empty()
+                                                            ? std::string("(default)")
+                                                            : options.slurm->job.partition)
+                                : "GPUs " + join(options.gpus);
+  std::fprintf(stderr, "kiln: runner listening on %s (%s; worker %s; cache %s)\n",
+               server.url().c_str(), where.c_str(), options.worker.c_str(),
                options.cache_dir.c_str());
   std::fflush(stderr);
   signals.watch([&](int received) {
@@ -126,6 +151,36 @@ Runner add_runner_command(CLI::App& app, const GlobalOptions&) {
                    "largest job body accepted (413 beyond)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+  command->add_flag("--slurm", options->slurm,
+                    "run each job as a Slurm job (sbatch) instead of on this machine's GPUs; "
+                    "--cache-dir must be on a filesystem the nodes share");
+  command->add_option("--partition", options->partition,
+                      "Slurm partition for the jobs (default: the cluster's default)");
+  command->add_option("--gres", options->gres, "Slurm --gres per job; none: no GRES (CPU jobs)")
+      ->capture_default_str();
+  command->add_option("--account", options->account, "Slurm account to charge");
+  command
+      ->add_option("--time-limit", options->time_limit,
+                   "Slurm time limit per job in seconds (default: --job-seconds plus 60)")
+      ->check(CLI::Range(1.0, 31.0 * 86400));
+  command
+      ->add_option("--queue-seconds", options->queue_seconds,
+                   "with --slurm: longest a job may wait in Slurm's queue before it is "
+                   "cancelled and answered as an error")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 7.0 * 86400));
+  command
+      ->add_option("--slurm-slots", options->slurm_slots,
+                   "with --slurm: jobs submitted to Slurm at once (more wait in the runner's "
+                   "queue)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
+  command
+      ->add_option("--slurmctld-grace", options->slurmctld_grace,
+                   "with --slurm: seconds slurmctld may go unanswered before a job in flight is "
+                   "answered as an error")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 3600.0));
   return [options]() -> int {
     auto resolved = resolve(*options);
     if (!resolved) {

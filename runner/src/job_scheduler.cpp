@@ -262,13 +262,15 @@ void JobScheduler::dispatch(int gpu) {
 
     JobLaunch launch{job->id, options_.worker, job->dir, gpu, job->job_seconds, job->expect};
     lock.unlock();
-    JobOutcome outcome = execute_job(launch, job->cancel, [&](json event) {
+    auto on_event = [&](json event) {
       {
         std::lock_guard events_lock(mutex_);
         append_event(*job, std::move(event));
       }
       changed_.notify_all();
-    });
+    };
+    JobOutcome outcome = options_.execute ? options_.execute(launch, job->cancel, on_event)
+                                          : execute_job(launch, job->cancel, on_event);
     lease.release();
     lock.lock();
     job->stage = outcome.last_stage;

@@ -321,6 +321,8 @@ std::optional<std::string> check_result(const json& result, const ResultExpectat
 
 std::string failure_reason(Failure failure) {
   switch (failure) {
+    case Failure::kScheduler:
+      return "scheduler";
     case Failure::kTimeout:
       return "timeout";
     case Failure::kCancelled:

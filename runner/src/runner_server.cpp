@@ -68,6 +68,14 @@ class RunnerServer::Impl {
 
   Result<int> bind() {
     if (auto checked = listener_.check_address(); !checked) return checked.error();
+    if (options_.slurm) {
+      // Slots, not GPUs: Slurm places each job on a GPU of its own.
+      options_.gpus.clear();
+      for (size_t slot = 0; slot < std::max<size_t>(options_.slurm_slots, 1); ++slot)
+        options_.gpus.push_back(static_cast<int>(slot));
+      options_.lock_dir.clear();
+      options_.discover_gpu_names = false;
+    }
     if (options_.gpus.empty())
       return make_error("no GPUs to run jobs on; pass --gpus, e.g. --gpus 0,1");
     auto worker_hash = sha256_file(options_.worker);
@@ -86,6 +94,19 @@ class RunnerServer::Impl {
     scheduler.worker_sha256 = *worker_hash;
     scheduler.retained_jobs = options_.retained_jobs;
     scheduler.lock_dir = options_.lock_dir;
+    if (options_.slurm) {
+      SlurmCommandRunner* commands = options_.slurm_commands;
+      if (!commands) {
+        real_commands_ = std::make_unique<ProcessSlurmCommandRunner>();
+        commands = real_commands_.get();
+      }
+      slurm_backend_ = std::make_unique<SlurmBackend>(*commands, options_.slurm->job.partition);
+      slurm_ = std::make_unique<SlurmExecutor>(*slurm_backend_, *options_.slurm);
+      scheduler.execute = [this](const JobLaunch& launch, const std::atomic<bool>& cancel,
+                                 const std::function<void(json)>& on_event) {
+        return slurm_->execute(launch, cancel, on_event);
+      };
+    }
     scheduler_ = std::make_unique<JobScheduler>(scheduler, cache_);
     routes();
     auto port = listener_.bind();
@@ -209,6 +230,10 @@ class RunnerServer::Impl {
     status["version"] = KILN_RUNNER_VERSION;
     status["driver"] = gpu_info_.driver.empty() ? json(nullptr) : json(gpu_info_.driver);
     status["cuda"] = gpu_info_.cuda.empty() ? json(nullptr) : json(gpu_info_.cuda);
+    if (slurm_) {
+      status["backend"] = "slurm";
+      status["slurm"] = slurm_->health();
+    }
     status["limits"] = {{"job_seconds", options_.job_seconds},
                         {"max_request_bytes", options_.max_request_bytes}};
     reply(response, 200, status);
@@ -319,7 +344,10 @@ class RunnerServer::Impl {
   http::Listener listener_;
   httplib::Server& http_;  // listener_'s, for the routes
   GpuDiscovery gpu_info_;
-  std::unique_ptr<JobScheduler> scheduler_;
+  std::unique_ptr<ProcessSlurmCommandRunner> real_commands_;
+  std::unique_ptr<SlurmBackend> slurm_backend_;
+  std::unique_ptr<SlurmExecutor> slurm_;
+  std::unique_ptr<JobScheduler> scheduler_;  // after slurm_: its dispatchers call it
   std::thread thread_;
 };
 

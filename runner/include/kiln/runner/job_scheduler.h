@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "kiln/runner/content_cache.h"
+#include "kiln/runner/job_execution.h"
 #include "kiln/runner/job_request.h"
 #include "kiln/tasks/task.h"
 
@@ -33,6 +35,11 @@ struct SchedulerOptions {
   size_t max_events_per_job = 10000;  // further worker events are counted, not kept...
   size_t max_event_bytes_per_job = 2u << 20;  // ...and so are those past this many bytes
   size_t events_page = 500;                   // most events per GET .../events
+  // How a job runs; empty: execute_job (a local worker). `kiln runner --slurm` sets the Slurm
+  // executor here, and `gpus` then numbers its slots (jobs in flight in Slurm at once).
+  std::function<JobOutcome(const JobLaunch&, const std::atomic<bool>&,
+                           const std::function<void(nlohmann::json)>&)>
+      execute;
 };
 
 struct SubmitOutcome {

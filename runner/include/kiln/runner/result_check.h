@@ -38,7 +38,8 @@ enum class Failure {
   kNoResult,
   kBadOutput,
   kInvalidResult,
-  kSpawn
+  kSpawn,
+  kScheduler  // the cluster scheduler (Slurm) ended or refused the job
 };
 std::string failure_reason(Failure failure);  // "timeout", "cancelled", ... (the RESULT's `reason`)
 

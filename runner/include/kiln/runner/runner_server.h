@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "kiln/base/result.h"
+#include "kiln/runner/slurm_command.h"
+#include "kiln/runner/slurm_execution.h"
 
 namespace kiln::runner {
 
@@ -27,6 +29,11 @@ struct RunnerOptions {
   size_t retained_jobs = 128;
   bool discover_gpu_names = true;  // ask nvidia-smi for names (when installed)
   std::filesystem::path lock_dir;  // machine-wide GPU leases (GpuLease); empty: none
+  // Set: `kiln runner --slurm`. Each job becomes a Slurm job; `gpus` is ignored, and
+  // `slurm_slots` jobs are in Slurm at once (the rest wait in the runner's own queue).
+  std::optional<SlurmExecutorOptions> slurm;
+  size_t slurm_slots = 8;
+  SlurmCommandRunner* slurm_commands = nullptr;  // tests inject a fake; null: the real tools
 };
 
 class RunnerServer {
