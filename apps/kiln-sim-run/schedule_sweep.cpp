@@ -38,10 +38,6 @@ struct ObserverScope {
 
 }  // namespace
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 Result<Sweep> sweep_schedules(const WorkloadRunner& runner,
                               const std::vector<tasks::Workload>& workloads, uint32_t schedules,
                               uint64_t seed, const SweepChecker& checker,

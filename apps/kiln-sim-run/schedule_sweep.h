@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/base/elapsed.h"  // seconds_since, for the runs that use the sweep
 #include "kiln/base/result.h"
 #include "kiln/sim/memory_observer.h"
 #include "kiln/tasks/task.h"
@@ -38,7 +39,5 @@ Result<Sweep> sweep_schedules(const WorkloadRunner& runner,
                               const std::vector<tasks::Workload>& workloads, uint32_t schedules,
                               uint64_t seed, const SweepChecker& checker,
                               const std::function<void(const nlohmann::json&)>& progress);
-
-double seconds_since(std::chrono::steady_clock::time_point start);
 
 }  // namespace kiln::sim::run

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <thread>
 
+#include "kiln/base/elapsed.h"
 #include "kiln/base/file.h"
 #include "kiln/base/process.h"
 #include "kiln/runner/worker_output.h"
@@ -17,10 +18,6 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 std::string seconds_text(double seconds) {
   char text[32];
@@ -146,9 +143,9 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
     }
     auto status = backend_.status(slurm_id);
     if (!status) {
-      if (since(last_answer) > options_.controller_grace_seconds)
+      if (seconds_since(last_answer) > options_.controller_grace_seconds)
         return give_up(Failure::kScheduler,
-                       "Slurm stopped answering for " + seconds_text(since(last_answer)) +
+                       "Slurm stopped answering for " + seconds_text(seconds_since(last_answer)) +
                            " s while job " + slurm_id + " was in stage '" + stage() +
                            "': " + status.error().message +
                            "; the job's fate is unknown, so nothing is reported: send it again "
@@ -159,7 +156,7 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
     last_answer = Clock::now();
     if (status->state == SlurmState::kPending) {
       last_reason = status->reason;
-      if (since(queued_at) > options_.queue_seconds)
+      if (seconds_since(queued_at) > options_.queue_seconds)
         return give_up(Failure::kScheduler,
                        "queue wait: Slurm did not start job " + slurm_id + " within " +
                            seconds_text(options_.queue_seconds) + " s (pending: " +
@@ -172,7 +169,7 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
     if (status->state == SlurmState::kRunning) {
       if (!running_at) {
         running_at = Clock::now();
-        note("Slurm job " + slurm_id + " running after " + seconds_text(since(queued_at)) +
+        note("Slurm job " + slurm_id + " running after " + seconds_text(seconds_since(queued_at)) +
              " s in the queue");
       }
       if (!follower.poll(false))
@@ -180,7 +177,7 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
                        "bad output in stage '" + stage() + "': " + output.problem() +
                            "; Slurm job " + slurm_id +
                            " was cancelled and nothing it reported is trusted");
-      if (since(*running_at) > launch.job_seconds + options_.run_grace_seconds)
+      if (seconds_since(*running_at) > launch.job_seconds + options_.run_grace_seconds)
         return give_up(Failure::kTimeout,
                        "timeout: the job passed its " + seconds_text(launch.job_seconds) +
                            " s limit in stage '" + stage() + "' and Slurm job " + slurm_id +
@@ -192,7 +189,7 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
     break;  // ended
   }
 
-  if (running_at) record_run(since(*running_at));
+  if (running_at) record_run(seconds_since(*running_at));
   const bool output_ok = follower.poll(true);
   auto status = backend_.status(slurm_id);
   const SlurmJobStatus ended = status ? *status : SlurmJobStatus{};

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "kiln/base/elapsed.h"
 #include "kiln/runner/job_body.h"
 
 namespace kiln::taskcheck {
@@ -12,10 +13,6 @@ namespace kiln::taskcheck {
 using json = nlohmann::json;
 
 namespace {
-
-double since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 std::string percent(double value) {
   char text[32];
@@ -231,7 +228,7 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
     starter.state = StepState::kFailed;
     starter.detail = "the job could not run: " + job_error;
   }
-  starter.seconds = since(start);
+  starter.seconds = seconds_since(start);
   out.push_back(starter);
 
   // The baseline: as a candidate when it links no library; otherwise it is what the starter's
@@ -265,7 +262,7 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
                 0,
                 json::object()};
   }
-  baseline.seconds = since(start);
+  baseline.seconds = seconds_since(start);
   out.push_back(baseline);
 
   Step stability = judge_stability("gpu_stability", starter_results, options.max_cv, true);
@@ -285,7 +282,7 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
                     "the job could not run: " + broken.error().message,
                     0,
                     json::object()};
-  broken_step.seconds = since(start);
+  broken_step.seconds = seconds_since(start);
   out.push_back(broken_step);
   for (const auto& wrong : inputs.wrong) {
     start = std::chrono::steady_clock::now();
@@ -301,7 +298,7 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
                               "the job could not run: " + result.error().message,
                               0,
                               json::object()};
-    step.seconds = since(start);
+    step.seconds = seconds_since(start);
     out.push_back(step);
   }
   return out;

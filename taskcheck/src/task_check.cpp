@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "gpu_checks.h"
+#include "kiln/base/elapsed.h"
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
 #include "kiln/compiler/compile_candidate.h"
@@ -20,10 +21,6 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 std::string utc_now() {
   std::time_t now = std::time(nullptr);
@@ -47,7 +44,7 @@ class Recipe {
     say("... " + title);
   }
   Step& add(Step step, bool timed = true) {
-    if (timed) step.seconds = since(started_);
+    if (timed) step.seconds = seconds_since(started_);
     report_.steps.push_back(std::move(step));
     const Step& s = report_.steps.back();
     char seconds[32];
@@ -235,7 +232,7 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
   if (!loaded) {
     recipe.add(make_step("load", "the bundle loads and validates", StepState::kFailed,
                          loaded.error().message));
-    report.seconds = since(started);
+    report.seconds = seconds_since(started);
     return report;
   }
   const tasks::Task& task = *loaded;
@@ -260,7 +257,7 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
   if (!starter || !baseline) {
     recipe.add(make_step("read", "the starter and the baseline can be read", StepState::kFailed,
                          (starter ? baseline : starter).error().message));
-    report.seconds = since(started);
+    report.seconds = seconds_since(started);
     return report;
   }
 
@@ -339,7 +336,7 @@ CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
     };
     for (auto& step : gpu_steps(inputs, options, run_job)) recipe.add(std::move(step), false);
   }
-  report.seconds = since(started);
+  report.seconds = seconds_since(started);
   return report;
 }
 
