@@ -93,7 +93,8 @@ Step judge_benchmark(const std::string& id, const std::string& title,
 Step judge_stability(const std::string& id, const std::vector<json>& results, double max_cv,
                      bool include_baseline) {
   Step step{id,
-            "timings stable: each workload's CV and the CV of its medians over repeats <= " +
+            "timings stable: each workload's median pinned down (95% interval) and its medians "
+            "over repeats within " +
                 percent(max_cv),
             StepState::kPassed,
             "",
@@ -110,10 +111,16 @@ Step judge_stability(const std::string& id, const std::vector<json>& results, do
         if (series == "baseline_time_us" && !include_baseline) continue;
         if (!w.contains(series) || !w[series].is_object()) continue;
         const std::string who = series == "time_us" ? "starter" : "baseline";
+        // The samples' own CV is reported, not judged: a 3 us kernel's samples spread by 5-7%
+        // from the clock's and the launches' jitter alone (rmsnorm on the H200, 2026-12-02)
+        // while its median moves by under 1% between jobs. What a frozen contract needs is a
+        // median that a job pins down and that the next job finds again.
         const double cv = w[series].value("cv", 0.0);
         worst_cv = std::max(worst_cv, cv);
-        if (cv > max_cv)
-          problems.push_back(who + " " + w.value("name", "?") + ": CV " + percent(cv));
+        const double noise = w[series].value("rel_noise", 0.0);
+        if (noise > max_cv)
+          problems.push_back(who + " " + w.value("name", "?") + ": the median's 95% interval is ±" +
+                             percent(noise) + " (sample CV " + percent(cv) + ")");
         medians[who][w.value("name", "?")].push_back(w[series].value("median", 0.0));
       }
     }
@@ -137,7 +144,8 @@ Step judge_stability(const std::string& id, const std::vector<json>& results, do
                   ". Unstable timings make speedups meaningless: check the GPU is idle and not "
                   "throttled, raise the workloads' sizes, or pass --max-cv";
   } else {
-    step.detail = "worst per-job CV " + percent(worst_cv) + ", worst CV of medians over " +
+    step.detail = "worst sample CV " + percent(worst_cv) +
+                  " (reported, not judged), worst CV of medians over " +
                   std::to_string(results.size()) + " runs " + percent(worst_spread);
   }
   return step;
