@@ -20,6 +20,7 @@ struct RunnerCommandOptions {
   std::string token_file;
   std::string cache_dir;
   std::string worker;
+  bool simulated_worker = false;
   std::string lock_dir;
   size_t queue_limit = 16;
   double job_seconds = 600;
@@ -77,6 +78,7 @@ Result<runner::RunnerOptions> resolve(const RunnerCommandOptions& given) {
                                               : std::filesystem::path(given.cache_dir);
   options.worker =
       given.worker.empty() ? runner::default_worker_path() : std::filesystem::path(given.worker);
+  options.simulated_worker = given.simulated_worker;
   options.lock_dir = given.lock_dir.empty() ? std::filesystem::temp_directory_path()
                                             : std::filesystem::path(given.lock_dir);
   options.queue_limit = given.queue_limit;
@@ -133,6 +135,9 @@ Runner add_runner_command(CLI::App& app, const GlobalOptions&) {
       "task bundles, candidates, builds, job folders (default: ~/.cache/kiln/runner)");
   command->add_option("--worker", options->worker,
                       "the kiln-worker executable (default: next to kiln)");
+  command->add_flag("--simulated-worker", options->simulated_worker,
+                    "the worker is kiln-worker-sim (CPU simulator, verify jobs only): results "
+                    "name the task's sim workloads and are never scored");
   command->add_option("--lock-dir", options->lock_dir,
                       "where the machine-wide GPU lock files live, shared with other kiln "
                       "processes (default: /tmp)");

@@ -138,7 +138,8 @@ SubmitOutcome JobScheduler::submit(const JobRequest& request, const tasks::Task&
   job->expect.task_sha256 = task.sha256;
   job->expect.candidate_sha256 = request.candidate_sha256;
   job->expect.incumbent_sha256 = request.incumbent_sha256;
-  for (const auto& workload : task.workloads) job->expect.task_workloads.push_back(workload.name);
+  for (const auto& workload : options_.simulated_worker ? task.sim_workloads : task.workloads)
+    job->expect.task_workloads.push_back(workload.name);
   job->expect.requested = request.workloads;
   job->expect.profile_workload = request.profile_workload;
   job->dir = cache_.jobs_dir() / job->id;

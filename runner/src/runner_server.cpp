@@ -92,6 +92,7 @@ class RunnerServer::Impl {
     scheduler.queue_limit = options_.queue_limit;
     scheduler.worker = options_.worker;
     scheduler.worker_sha256 = *worker_hash;
+    scheduler.simulated_worker = options_.simulated_worker;
     scheduler.retained_jobs = options_.retained_jobs;
     scheduler.lock_dir = options_.lock_dir;
     if (options_.slurm) {

@@ -21,6 +21,7 @@
 //   no_cupti         as pass, but the activity record could not be kept: activity_record and
 //                    hidden_stream_work not run, so the result is passed but unscored
 //   lie_scored       claims a score while clock_monitoring did not run
+//   sim              as kiln-worker-sim answers: the task's sim_workloads, no CUPTI, unscored
 //   sanitize_findings  (sanitize jobs) every tool reports one finding on kernel.cu:7
 // It writes its pid to JOB_DIR/fake_worker.pid and, when KILN_FAKE_WORKER_LOG names a
 // file, appends "start|end JOB GPU STEADY_NS" lines to it (for ordering tests).
@@ -149,8 +150,9 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> workloads = job.value("workloads", std::vector<std::string>{});
   const bool all = workloads.empty();
-  if (all)
-    for (const auto& w : task->workloads) workloads.push_back(w.name);
+  if (all)  // mode sim: answers as kiln-worker-sim does, with the task's sim workloads
+    for (const auto& w : mode == "sim" ? task->sim_workloads : task->workloads)
+      workloads.push_back(w.name);
 
   json result{
       {"status", "passed"},
@@ -321,7 +323,7 @@ int main(int argc, char** argv) {
       set_gate(result, kiln::runner::protocol::gate::kCorrectness, "failed",
                "17 elements outside atol + rtol*|ref|");
     }
-    if (mode == "no_cupti") {
+    if (mode == "no_cupti" || mode == "sim") {
       for (auto gate : {kiln::runner::protocol::gate::kActivityRecord,
                         kiln::runner::protocol::gate::kHiddenStreamWork})
         set_gate(result, gate, "not_run", "not run: CUPTI unavailable (fake)");

@@ -37,6 +37,18 @@ TEST(RunnerServer, SubmittedJobFinishesWithTheWorkersResult) {
   EXPECT_EQ(job["result"]["task"]["sha256"], bundled_task().sha256);
 }
 
+TEST(RunnerServer, ASimulatedWorkersResultIsCheckedAgainstTheSimWorkloads) {
+  // kiln-worker-sim answers with the task's sim_workloads: a runner told so accepts them, one
+  // that is not refuses the result as naming workloads the job did not ask for.
+  FakeRunner simulated({0}, [](RunnerOptions& o) { o.simulated_worker = true; });
+  json job = simulated.wait(simulated.submit(job_body("sim", "", {}, JobKind::kVerify)));
+  EXPECT_EQ(job["result"]["status"], "passed") << job.dump();
+  EXPECT_EQ(job["result"]["workloads"].size(), bundled_task().sim_workloads.size());
+  FakeRunner plain;
+  job = plain.wait(plain.submit(job_body("sim", "", {}, JobKind::kVerify)));
+  EXPECT_EQ(job["result"]["reason"], "invalid_result") << job.dump();
+}
+
 TEST(RunnerServer, WritesJobFileAndCachesByContentHash) {
   FakeRunner runner;
   json body = job_body("pass");

@@ -26,10 +26,13 @@
 namespace kiln::runner {
 
 struct SchedulerOptions {
-  std::vector<int> gpus;              // CUDA device ordinals, one dispatcher each
-  size_t queue_limit = 16;            // jobs that may wait for a GPU
-  std::filesystem::path worker;       // kiln-worker
-  std::string worker_sha256;          // part of every build-cache key
+  std::vector<int> gpus;         // CUDA device ordinals, one dispatcher each
+  size_t queue_limit = 16;       // jobs that may wait for a GPU
+  std::filesystem::path worker;  // kiln-worker
+  std::string worker_sha256;     // part of every build-cache key
+  // The worker is kiln-worker-sim: it answers with the task's sim_workloads (and never scores),
+  // so results are checked against those instead of the task's GPU workloads.
+  bool simulated_worker = false;
   std::filesystem::path lock_dir;     // machine-wide GPU leases (GpuLease); empty: none
   size_t retained_jobs = 128;         // ended jobs kept (and their folders) for clients to read
   size_t max_events_per_job = 10000;  // further worker events are counted, not kept...

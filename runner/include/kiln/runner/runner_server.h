@@ -23,6 +23,7 @@ struct RunnerOptions {
   std::vector<int> gpus;             // CUDA device ordinals
   std::filesystem::path cache_dir;   // the content-addressed cache and job folders
   std::filesystem::path worker;      // kiln-worker
+  bool simulated_worker = false;     // `worker` is kiln-worker-sim (SchedulerOptions)
   size_t queue_limit = 16;
   double job_seconds = 600;  // the most a job may run; clients may ask for less
   size_t max_request_bytes = 16u << 20;
