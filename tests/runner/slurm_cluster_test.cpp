@@ -104,13 +104,12 @@ class SlurmCluster : public ::testing::Test {
   static inline int runners_ = 0;
 };
 
-// kiln-worker-sim runs the task's sim_workloads in place of its workloads, and the runner's
-// result check (the same for a local runner) accepts only the workloads the job asked for, so
-// today the verify comes back from the node, through the shared folder, to that check, which
-// refuses the stand-in names. What is asserted: it ran as a Slurm job to the worker's end
-// (stage done), and the verdict is the result check's, not a Slurm failure.
-TEST_F(SlurmCluster, VerifyJobOfTheSimWorkerRunsThroughSlurmToTheResultCheck) {
-  auto kiln = start_runner(KILN_WORKER_SIM);
+// kiln-worker-sim runs the task's sim_workloads in place of its workloads; a runner started
+// with --simulated-worker checks its results against those. The verify goes out as a Slurm job,
+// comes back through the shared folder and passes the same result check as a local job; without
+// the flag that check refuses the stand-in workload names.
+TEST_F(SlurmCluster, VerifyJobOfTheSimWorkerPassesThroughSlurm) {
+  auto kiln = start_runner(KILN_WORKER_SIM, {"--simulated-worker"});
   ASSERT_FALSE(url_.empty()) << kiln->err();
   RunnerClient client({url_, ""});
   auto health = client.health();
@@ -124,12 +123,22 @@ TEST_F(SlurmCluster, VerifyJobOfTheSimWorkerRunsThroughSlurmToTheResultCheck) {
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(outcome->state, "finished");
   EXPECT_EQ(outcome->result["stage"], "done") << outcome->result.dump();
-  EXPECT_EQ(outcome->result["reason"], "invalid_result") << outcome->result.dump();
-  EXPECT_THAT(outcome->result["error"].get<std::string>(),
-              HasSubstr("is not a workload this job asked for"));
+  EXPECT_EQ(outcome->result["status"], "passed") << outcome->result.dump();
+  EXPECT_FALSE(outcome->result["summary"]["scored"].get<bool>());  // the simulator never scores
   EXPECT_FALSE(
       kiln->wait_for(std::regex("job " + outcome->job_id + " is Slurm job [0-9]+")).empty())
       << kiln->err();
+}
+
+TEST_F(SlurmCluster, WithoutTheFlagTheSimWorkersWorkloadsAreRefused) {
+  auto kiln = start_runner(KILN_WORKER_SIM);
+  ASSERT_FALSE(url_.empty()) << kiln->err();
+  RunnerClient client({url_, ""});
+  auto outcome = client.run(sim_body("rmsnorm", JobKind::kVerify), {});
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->result["reason"], "invalid_result") << outcome->result.dump();
+  EXPECT_THAT(outcome->result["error"].get<std::string>(),
+              HasSubstr("is not a workload this job asked for"));
 }
 
 TEST_F(SlurmCluster, BenchmarkOnTheSimWorkerComesBackAsItsRefusal) {
