@@ -60,15 +60,13 @@ __global__ void grouped_gemm_kernel(const uint8_t* __restrict__ A, const float* 
   const int64_t g = tile_group;
   const int64_t col = col0 + tx;
   const int64_t blocks = K / kBlock;
-  if (g < 0) {  // every row of the tile is padding
-    for (int i = 0; i < kRowsPerThread; ++i) {
-      const int64_t row = row0 + ty + i * kThreadRows;
-      if (row < rows && col < N) D[row * N + col] = __float2bfloat16_rn(0.f);
-    }
-    return;
-  }
-  const uint8_t* Bg = B + g * N * K;
-  const float* SBg = SB + g * (N / kBlock) * blocks;
+  // A tile of padding rows only still runs the loop (on group 0's operands) and writes zeros:
+  // an early return there would put the loop's barriers under a data-dependent branch, which
+  // synccheck's static engine rightly cannot prove uniform.
+  const bool padding = g < 0;
+  const int64_t ge = padding ? 0 : g;
+  const uint8_t* Bg = B + ge * N * K;
+  const float* SBg = SB + ge * (N / kBlock) * blocks;
   float acc[kRowsPerThread] = {0.f, 0.f, 0.f, 0.f};
   for (int64_t blk = 0; blk < blocks; ++blk) {
     float partial[kRowsPerThread] = {0.f, 0.f, 0.f, 0.f};
@@ -97,7 +95,7 @@ __global__ void grouped_gemm_kernel(const uint8_t* __restrict__ A, const float* 
   for (int i = 0; i < kRowsPerThread; ++i) {
     const int64_t row = row0 + ty + i * kThreadRows;
     if (row >= rows || col >= N) continue;
-    D[row * N + col] = __float2bfloat16_rn(I[row] == g ? acc[i] : 0.f);
+    D[row * N + col] = __float2bfloat16_rn(!padding && I[row] == g ? acc[i] : 0.f);
   }
 }
 

@@ -191,7 +191,7 @@ TEST_F(ZooKernelsTest, GemmWgmmaTmaMatchesTheCpu) {
   TensorMapParam map_a = f16_map(pa, m, k, 128), map_b = f16_map(pb, n, k, 128);
   Result<KernelInfo> info = device_.kernel(module_, kernel_);
   ASSERT_TRUE(info.ok());
-  ASSERT_EQ(info->params.size(), 9u);  // the last, lse, stays 0: no log-sum-exp output
+  ASSERT_EQ(info->params.size(), 8u);
   std::vector<std::byte> params(info->param_bytes);
   std::memcpy(params.data() + info->params[0].offset, map_a.bytes, kTensorMapBytes);
   std::memcpy(params.data() + info->params[1].offset, map_b.bytes, kTensorMapBytes);
