@@ -76,7 +76,7 @@ __device__ __forceinline__ unsigned long long peek(int tile) {
   return word;
 }
 
-// Warp 0: the sum of tiles 0 .. tile-1, from their published status words.
+// Warp 0: the sum of tiles 0 .. tile-1, from their published status words (0 for tile 0).
 __device__ uint32_t look_back(int tile, uint32_t epoch) {
   const int lane = threadIdx.x & 31;
   uint32_t exclusive = 0;
@@ -151,15 +151,15 @@ __global__ void __launch_bounds__(kThreads)
   }
 
   if (warp == 0) {
-    uint32_t exclusive = 0;
-    if (tile == 0) {
-      if (lane == 0) publish(0, status_word(epoch, kPrefix, aggregate));
-    } else {
-      if (lane == 0) publish(tile, status_word(epoch, kAggregate, aggregate));
-      exclusive = look_back(tile, epoch);
-      if (lane == 0) publish(tile, status_word(epoch, kPrefix, exclusive + aggregate));
+    // Every tile runs the same collective code: tile 0's look-back window lies before the
+    // array, reads nothing and returns 0 (the collectives must not sit under a branch on the
+    // tile id, a value from shared memory that a static checker cannot prove warp-uniform).
+    if (lane == 0 && tile != 0) publish(tile, status_word(epoch, kAggregate, aggregate));
+    const uint32_t exclusive = look_back(tile, epoch);
+    if (lane == 0) {
+      publish(tile, status_word(epoch, kPrefix, exclusive + aggregate));
+      s_exclusive = exclusive;
     }
-    if (lane == 0) s_exclusive = exclusive;
   }
   __syncthreads();
   const uint32_t carry = s_exclusive + before;
