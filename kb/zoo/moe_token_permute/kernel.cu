@@ -8,17 +8,18 @@
 // memory, so the order never depends on timing:
 //   1. count_kernel: block b counts the experts of its tile of kTile slots in a shared-memory
 //      histogram (shared atomics) and writes all E counts to counts[b][:];
-//   2. offsets_kernel (one block, thread e per expert): walks the blocks in order turning
-//      counts[:][e] into exclusive running sums, scans the expert totals across the block, and
-//      leaves counts[b][e] = the first row of x_sorted for expert e's slots of tile b; writes
+//   2. offsets_kernel (one block, thread e per expert): walks the blocks in order taking
+//      exclusive running sums of counts[:][e], scans the expert totals across the block, and
+//      writes bases[b][e] = the first row of x_sorted for expert e's slots of tile b, and
 //      expert_offsets;
 //   3. scatter_kernel: block b ranks its slots in slot order. Per chunk of 256 slots (one per
 //      thread), __match_any_sync groups the lanes of a warp by expert, a lane's rank is the
 //      number of matching lower lanes, and the warps claim their rows from the shared running
 //      base[e] one after another (warp w between barriers w and w+1): warp order is slot
 //      order, so ranks are stable. Each warp then copies its 32 rows, 16 bytes per lane.
-// Workspace: counts, blocks x E ints, cudaMalloc'd once per device (kWorkspaceInts, 16 MiB)
-// and reused; every call overwrites what it reads. Concurrent calls on different streams of
+// Workspace: counts and bases, blocks x E ints each, cudaMalloc'd once per device
+// (kWorkspaceInts, 16 MiB) and reused; every call overwrites what it reads, and each kernel
+// can be rerun on its inputs (none updates its input in place). Concurrent calls on different streams of
 // one device would share it: serialize them.
 // Constraints (else KILN_ERR_UNSUPPORTED): E <= 1024, T*K < 2^31, blocks x E within the
 // workspace, contiguous tensors. H % 8 == 0 with 16-byte aligned rows copies with uint4;
@@ -58,16 +59,16 @@ __global__ void __launch_bounds__(kThreads)
 
 // One block of (E rounded up to warps) threads, thread e owning expert e.
 __global__ void __launch_bounds__(kMaxExperts)
-    offsets_kernel(int* __restrict__ counts, int* __restrict__ offsets, int blocks, int experts) {
+    offsets_kernel(const int* __restrict__ counts, int* __restrict__ bases, int* __restrict__ offsets,
+                   int blocks, int experts) {
   __shared__ int warp_totals[kMaxExperts / 32];
   const int e = threadIdx.x, lane = e & 31, warp = e >> 5;
   int total = 0;
   if (e < experts) {
     for (int b = 0; b < blocks; ++b) {  // column e, in block order: coalesced across threads
       const size_t at = static_cast<size_t>(b) * experts + e;
-      const int c = counts[at];
-      counts[at] = total;
-      total += c;
+      bases[at] = total;
+      total += counts[at];
     }
   }
   // Exclusive scan of the expert totals across the block: warp scans, then the warp totals.
@@ -85,18 +86,18 @@ __global__ void __launch_bounds__(kMaxExperts)
   if (e < experts) {
     offsets[e] = start;
     if (e == experts - 1) offsets[experts] = start + total;
-    for (int b = 0; b < blocks; ++b) counts[static_cast<size_t>(b) * experts + e] += start;
+    for (int b = 0; b < blocks; ++b) bases[static_cast<size_t>(b) * experts + e] += start;
   }
 }
 
 template <bool kVector>
 __global__ void __launch_bounds__(kThreads)
     scatter_kernel(const uint16_t* __restrict__ x, const int* __restrict__ indices,
-                   const int* __restrict__ counts, uint16_t* __restrict__ x_sorted,
+                   const int* __restrict__ bases, uint16_t* __restrict__ x_sorted,
                    int* __restrict__ dest_rows, int slots, int experts, int k, int64_t h) {
   extern __shared__ int base[];  // experts ints: the next free row of each expert
   for (int e = threadIdx.x; e < experts; e += kThreads) {
-    base[e] = counts[static_cast<size_t>(blockIdx.x) * experts + e];
+    base[e] = bases[static_cast<size_t>(blockIdx.x) * experts + e];
   }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned lower_lanes = (1u << lane) - 1;
@@ -191,7 +192,7 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   if (E == 0) return T * K == 0 ? KILN_OK : KILN_ERR_BAD_ARGUMENT;
   const int64_t slots = T * K;
   const int64_t blocks = (slots + kTile - 1) / kTile;
-  if (E > kMaxExperts || slots >= INT32_MAX || blocks * E > kWorkspaceInts) {
+  if (E > kMaxExperts || slots >= INT32_MAX || 2 * blocks * E > kWorkspaceInts) {
     return KILN_ERR_UNSUPPORTED;
   }
   if (!is_contiguous(x) || !is_contiguous(indices) || !is_contiguous(x_sorted) ||
@@ -217,16 +218,17 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const dim3 grid(static_cast<unsigned>(blocks));
   count_kernel<<<grid, kThreads, histogram_bytes, stream>>>(ip, counts, static_cast<int>(slots), e);
   const int scan_threads = static_cast<int>((E + 31) / 32 * 32);
-  offsets_kernel<<<1, scan_threads, 0, stream>>>(counts, op, static_cast<int>(blocks), e);
+  int* bases = counts + blocks * E;
+  offsets_kernel<<<1, scan_threads, 0, stream>>>(counts, bases, op, static_cast<int>(blocks), e);
   const auto* xp = static_cast<const uint16_t*>(x.data);
   auto* sp = static_cast<uint16_t*>(x_sorted.data);
   auto* dp = static_cast<int*>(dest.data);
   if (H % 8 == 0 && aligned16(xp) && aligned16(sp)) {
     scatter_kernel<true><<<grid, kThreads, histogram_bytes, stream>>>(
-        xp, ip, counts, sp, dp, static_cast<int>(slots), e, static_cast<int>(K), H);
+        xp, ip, bases, sp, dp, static_cast<int>(slots), e, static_cast<int>(K), H);
   } else {
     scatter_kernel<false><<<grid, kThreads, histogram_bytes, stream>>>(
-        xp, ip, counts, sp, dp, static_cast<int>(slots), e, static_cast<int>(K), H);
+        xp, ip, bases, sp, dp, static_cast<int>(slots), e, static_cast<int>(K), H);
   }
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }
