@@ -49,7 +49,7 @@ bool run_moe_gating(ZooLaunch<Observer>& z) {
                {logits, weights, indices, tokens, experts, k, experts, k, k, 1});
 }
 
-// Count, offsets and scatter (16-byte path) of 300 slots (one tile, a partial last chunk) over
+// Count, offsets, rank and copy (16-byte path) of 300 slots (one tile, a partial last chunk) over
 // 8 experts.
 template <typename Observer>
 bool run_moe_permute(ZooLaunch<Observer>& z) {
@@ -58,8 +58,8 @@ bool run_moe_permute(ZooLaunch<Observer>& z) {
   for (uint32_t i = 0; i < slots; ++i) choice[i] = static_cast<int32_t>((i * 5 + i / 7) % experts);
   const uint64_t indices = int_buffer(z, choice), x = z.buffer(tokens * h * 2, 0x3c),
                  sorted = z.buffer(slots * h * 2, 0), counts = z.buffer(tiles * experts * 4, 0),
-                 bases = z.buffer(tiles * experts * 4, 0),
-                 offsets = z.buffer((experts + 1) * 4, 0), dest = z.buffer(slots * 4, 0);
+                 bases = z.buffer(tiles * experts * 4, 0), offsets = z.buffer((experts + 1) * 4, 0),
+                 dest = z.buffer(slots * 4, 0);
   const std::string entry = "moe_token_permute";
   if (!z.run(entry, {"count_kernel"}, {tiles}, {256}, {indices, counts, slots, experts},
              experts * 4)) {
@@ -68,8 +68,12 @@ bool run_moe_permute(ZooLaunch<Observer>& z) {
   if (!z.run(entry, {"offsets_kernel"}, {1}, {32}, {counts, bases, offsets, tiles, experts})) {
     return false;
   }
-  return z.run(entry, {"scatter_kernel", "ILb1E"}, {tiles}, {256},
-               {x, indices, bases, sorted, dest, slots, experts, k, h}, experts * 4);
+  if (!z.run(entry, {"rank_kernel"}, {tiles}, {256}, {indices, bases, dest, slots, experts},
+             experts * 4)) {
+    return false;
+  }
+  return z.run(entry, {"copy_kernel", "ILb1E"}, {(slots + 7) / 8}, {256},
+               {x, dest, sorted, slots, k, h});
 }
 
 // 37 tokens (8 per block: the last block partly idle) of 3 rows each, H = 264 (the vector path

@@ -4,7 +4,7 @@
 // in increasing order of the slot t*K + k: a stable, deterministic order) and dest_rows[T, K]
 // (the row of x_sorted that slot (t, k) went to, what the combine gathers).
 //
-// A counting sort by expert over the T*K slots, in three launches with no atomics on global
+// A counting sort by expert over the T*K slots, in four launches with no atomics on global
 // memory, so the order never depends on timing:
 //   1. count_kernel: block b counts the experts of its tile of kTile slots in a shared-memory
 //      histogram (shared atomics) and writes all E counts to counts[b][:];
@@ -12,11 +12,13 @@
 //      exclusive running sums of counts[:][e], scans the expert totals across the block, and
 //      writes bases[b][e] = the first row of x_sorted for expert e's slots of tile b, and
 //      expert_offsets;
-//   3. scatter_kernel: block b ranks its slots in slot order. Per chunk of 256 slots (one per
-//      thread), __match_any_sync groups the lanes of a warp by expert, a lane's rank is the
-//      number of matching lower lanes, and the warps claim their rows from the shared running
-//      base[e] one after another (warp w between barriers w and w+1): warp order is slot
-//      order, so ranks are stable. Each warp then copies its 32 rows, 16 bytes per lane.
+//   3. rank_kernel: block b ranks its slots in slot order and writes dest_rows. Per chunk of
+//      256 slots (one per thread), __match_any_sync groups the lanes of a warp by expert, a
+//      lane's rank is the number of matching lower lanes, and the warps claim their rows from
+//      the shared running base[e] one after another (warp w between barriers w and w+1): warp
+//      order is slot order, so ranks are stable;
+//   4. copy_kernel: one warp per slot copies the token's row to its dest row, 16 bytes per
+//      lane, over T*K/8 blocks (the copy is nearly all the traffic: it must fill the GPU).
 // Workspace: counts and bases, blocks x E ints each, cudaMalloc'd once per device
 // (kWorkspaceInts, 16 MiB) and reused; every call overwrites what it reads, and each kernel
 // can be rerun on its inputs (none updates its input in place). Concurrent calls on different streams of
@@ -90,11 +92,9 @@ __global__ void __launch_bounds__(kMaxExperts)
   }
 }
 
-template <bool kVector>
 __global__ void __launch_bounds__(kThreads)
-    scatter_kernel(const uint16_t* __restrict__ x, const int* __restrict__ indices,
-                   const int* __restrict__ bases, uint16_t* __restrict__ x_sorted,
-                   int* __restrict__ dest_rows, int slots, int experts, int k, int64_t h) {
+    rank_kernel(const int* __restrict__ indices, const int* __restrict__ bases,
+                int* __restrict__ dest_rows, int slots, int experts) {
   extern __shared__ int base[];  // experts ints: the next free row of each expert
   for (int e = threadIdx.x; e < experts; e += kThreads) {
     base[e] = bases[static_cast<size_t>(blockIdx.x) * experts + e];
@@ -120,22 +120,27 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     row = __shfl_sync(0xffffffffu, row, __ffs(peers) - 1) + rank;
     if (present) dest_rows[slot] = row;
-    // The warp copies its 32 rows together: token slot / k to row `row`.
-    for (int j = 0; j < 32; ++j) {
-      const int dst = __shfl_sync(0xffffffffu, row, j);
-      const int src_slot = __shfl_sync(0xffffffffu, slot, j);
-      if (src_slot >= slots) break;  // uniform: the slots of a warp are consecutive
-      const int token = src_slot / k;
-      if (kVector) {
-        const uint4* from = reinterpret_cast<const uint4*>(x + token * h);
-        uint4* to = reinterpret_cast<uint4*>(x_sorted + static_cast<int64_t>(dst) * h);
-        for (int64_t c = lane; c < h / 8; c += 32) to[c] = __ldg(from + c);
-      } else {
-        for (int64_t c = lane; c < h; c += 32) {
-          x_sorted[static_cast<int64_t>(dst) * h + c] = x[token * h + c];
-        }
-      }
-    }
+  }
+}
+
+// One warp per slot (t, k), 8 per block: copies row t of x to row dest_rows[t*K + k] of
+// x_sorted. A grid of T*K/8 blocks keeps every SM streaming, whatever the tile count of the
+// ranking kernels (a 65536-slot problem is only 32 ranking tiles).
+template <bool kVector>
+__global__ void __launch_bounds__(kThreads)
+    copy_kernel(const uint16_t* __restrict__ x, const int* __restrict__ dest_rows,
+                uint16_t* __restrict__ x_sorted, int slots, int k, int64_t h) {
+  const int lane = threadIdx.x & 31;
+  const int64_t slot = static_cast<int64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5);
+  if (slot >= slots) return;
+  const int64_t token = slot / k, row = __ldg(dest_rows + slot);
+  if (kVector) {
+    const uint4* from = reinterpret_cast<const uint4*>(x + token * h);
+    uint4* to = reinterpret_cast<uint4*>(x_sorted + row * h);
+#pragma unroll 4
+    for (int64_t c = lane; c < h / 8; c += 32) to[c] = __ldg(from + c);
+  } else {
+    for (int64_t c = lane; c < h; c += 32) x_sorted[row * h + c] = x[token * h + c];
   }
 }
 
@@ -223,12 +228,15 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const auto* xp = static_cast<const uint16_t*>(x.data);
   auto* sp = static_cast<uint16_t*>(x_sorted.data);
   auto* dp = static_cast<int*>(dest.data);
+  rank_kernel<<<grid, kThreads, histogram_bytes, stream>>>(ip, bases, dp, static_cast<int>(slots),
+                                                           e);
+  const dim3 copy_grid(static_cast<unsigned>((slots + kWarps - 1) / kWarps));
   if (H % 8 == 0 && aligned16(xp) && aligned16(sp)) {
-    scatter_kernel<true><<<grid, kThreads, histogram_bytes, stream>>>(
-        xp, ip, bases, sp, dp, static_cast<int>(slots), e, static_cast<int>(K), H);
+    copy_kernel<true><<<copy_grid, kThreads, 0, stream>>>(xp, dp, sp, static_cast<int>(slots),
+                                                          static_cast<int>(K), H);
   } else {
-    scatter_kernel<false><<<grid, kThreads, histogram_bytes, stream>>>(
-        xp, ip, bases, sp, dp, static_cast<int>(slots), e, static_cast<int>(K), H);
+    copy_kernel<false><<<copy_grid, kThreads, 0, stream>>>(xp, dp, sp, static_cast<int>(slots),
+                                                           static_cast<int>(K), H);
   }
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }
