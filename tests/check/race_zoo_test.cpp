@@ -34,26 +34,6 @@ TEST(RaceZoo, GemmCpAsyncMultistageIsClean) {
        {256}, true, 4 * 256 * 40 * 2);
 }
 
-// A 2-d f16 tensor map with 64-element rows in 128-byte swizzle, as the zoo kernel expects.
-std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols, uint32_t box_rows) {
-  sim::TensorMapDesc d;
-  d.rank = 2;
-  d.data_type = 6;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-  d.element_bytes = 2;
-  d.global_address = address;
-  d.global_dim[0] = cols;
-  d.global_dim[1] = rows;
-  d.global_stride_bytes[0] = 2;
-  d.global_stride_bytes[1] = cols * 2;
-  d.box_dim[0] = 64;
-  d.box_dim[1] = box_rows;
-  d.element_strides[0] = d.element_strides[1] = 1;
-  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
-  std::vector<uint8_t> bytes(sim::kTensorMapBytes);
-  sim::encode_tensor_map(d, bytes.data());
-  return bytes;
-}
-
 // Six K tiles through three stages: each stage is refilled once its wgmma groups retired.
 TEST(RaceZoo, GemmWgmmaTmaIsClean) {
   ZooRun z;
@@ -134,6 +114,17 @@ TEST(RaceZoo, HistogramRadixPassIsClean) {
   if (!run_histogram(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
+
+class RaceZooTmaGemm : public ::testing::TestWithParam<TmaGemmCase> {};
+
+TEST_P(RaceZooTmaGemm, IsClean) {
+  ZooRun z;
+  if (!run_tma_gemm(z, GetParam())) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+INSTANTIATE_TEST_SUITE_P(Hopper, RaceZooTmaGemm, ::testing::ValuesIn(tma_gemm_cases()),
+                         tma_gemm_case_name);
 
 }  // namespace
 }  // namespace kiln::check

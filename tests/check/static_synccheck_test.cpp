@@ -317,6 +317,25 @@ TEST(StaticSynccheck, FlagsAnMbarrierUsedWithoutInit) {
   EXPECT_EQ(kinds(r), Kinds{"mbarrier_uninitialized"}) << listing(r);
 }
 
+// A cluster kernel arriving on its peer's copy of the barrier (mapa): the address traces to
+// the same variable, whose init and fence are checked like the local one's.
+TEST(StaticSynccheck, AcceptsAPeerMbarrierReachedThroughMapa) {
+  const CheckReport r = check(mbarrier_kernel(
+      "fence.mbarrier_init.release.cluster;\n",
+      "barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n"
+      "mapa.shared::cluster.u32 %r3, %r2, 1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];\n"));
+  EXPECT_EQ(r.verdict, Verdict::Clean) << listing(r);
+}
+
+TEST(StaticSynccheck, FlagsAPeerMbarrierThroughMapaWithoutInit) {
+  const CheckReport r =
+      check(kernel(".shared .align 8 .b64 bar;\nmov.u32 %r2, bar;\n"
+                   "mapa.shared::cluster.u32 %r3, %r2, 1;\n"
+                   "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];\nret;"));
+  EXPECT_EQ(kinds(r), Kinds{"mbarrier_uninitialized"}) << listing(r);
+}
+
 TEST(StaticSynccheck, FlagsAnMbarrierUsedBeforeTheBarrierThatPublishesItsInit) {
   const CheckReport r =
       check(mbarrier_kernel("", "mbarrier.arrive.shared::cta.b64 %rd1, [%r2];\nbar.sync 0;\n"));

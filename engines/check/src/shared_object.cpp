@@ -64,6 +64,11 @@ SharedObject trace_definition(const FunctionContext& context, ptx::InstructionId
         return {"(" + base.to_string() + ")&" + std::to_string(ops[2].number.as_int()), 0};
       }
       return unknown();
+    case ptx::Opcode::Mapa:
+      // mapa d, a, rank: the same byte of shared memory in another CTA of the cluster. Every
+      // CTA runs the same kernel, so it is the same variable (initialized by the same code).
+      if (ops.size() == 3) return trace_operand(context, def, ops[1], depth);
+      return unknown();
     case ptx::Opcode::Mad:
       // mad.lo r, i, size, base: an element of an array.
       if (ops.size() == 4) {
