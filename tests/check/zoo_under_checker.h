@@ -41,7 +41,8 @@ inline std::string find_kernel(const std::string& ptx, const std::vector<std::st
 }
 
 // A 2-d f16 tensor map with 64-element rows in 128-byte swizzle, as the zoo kernel expects.
-inline std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols, uint32_t box_rows) {
+inline std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols,
+                                    uint32_t box_rows) {
   sim::TensorMapDesc d;
   d.rank = 2;
   d.data_type = 6;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -140,12 +141,28 @@ inline std::vector<TmaGemmCase> tma_gemm_cases() {
       // 2x2 tiles of 128x256, one CTA: four tiles, two K tiles each.
       {"gemm_tma_store_epilogue", "gemm_tma_store_kernel", 256, 512, 128, 128, 256, {1}, wide, {}},
       // The same tiles walked in bands of one tile column (along N).
-      {"gemm_persistent_rasterized", "gemm_rasterized_kernel", 256, 512, 128, 128, 256, {1}, wide,
+      {"gemm_persistent_rasterized",
+       "gemm_rasterized_kernel",
+       256,
+       512,
+       128,
+       128,
+       256,
+       {1},
+       wide,
        {1, 1}},
       // 2x2 tiles of 128x128, one CTA: consumers 0 and 1 take two tiles each, in turns.
       {"gemm_pingpong_consumers", "gemm_pingpong_kernel", 256, 256, 128, 128, 128, {1}, narrow, {}},
       // 4x1 tiles of 128x256, one cluster of two CTAs: two cluster tiles, B multicast.
-      {"gemm_tma_multicast_cluster", "gemm_multicast_kernel", 512, 256, 128, 128, 128, {2}, wide,
+      {"gemm_tma_multicast_cluster",
+       "gemm_multicast_kernel",
+       512,
+       256,
+       128,
+       128,
+       128,
+       {2},
+       wide,
        {}},
   };
 }
