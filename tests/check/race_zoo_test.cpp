@@ -89,5 +89,11 @@ TEST_P(RaceZooTmaGemm, IsClean) {
 INSTANTIATE_TEST_SUITE_P(Hopper, RaceZooTmaGemm, ::testing::ValuesIn(tma_gemm_cases()),
                          tma_gemm_case_name);
 
+TEST(RaceZoo, GemmFp8BlockscaledIsClean) {
+  ZooRun z;
+  if (!run_fp8_blockscaled(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
 }  // namespace
 }  // namespace kiln::check

@@ -99,5 +99,11 @@ std::vector<TmaGemmCase> monitored_cases() {
 INSTANTIATE_TEST_SUITE_P(Hopper, SyncZooTmaGemm, ::testing::ValuesIn(monitored_cases()),
                          tma_gemm_case_name);
 
+TEST(SyncZoo, GemmFp8BlockscaledIsClean) {
+  ZooRun z;
+  if (!run_fp8_blockscaled(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
 }  // namespace
 }  // namespace kiln::check
