@@ -2,6 +2,7 @@
 // under the default racecheck schedules: no false alarm on real GEMMs (plain, mma.sync with
 // ldmatrix, a cp.async multistage pipeline, wgmma fed by TMA), Hopper flash attention (wgmma
 // and TMA) and a warp-shuffle reduction with atomics.
+#include "zoo_misc_launches.h"
 #include "zoo_under_checker.h"
 
 namespace kiln::check {
@@ -75,6 +76,42 @@ TEST(RaceZoo, ReduceWarpShuffleIsClean) {
   if (!z.run("reduce_warp_shuffle", {"reduce_sum_atomic_kernel"}, {4}, {256}, {x, n, 1, y})) {
     GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   }
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(RaceZoo, AttentionDecodeSplitKvIsClean) {
+  ZooRun z;
+  if (!run_attention_decode(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(RaceZoo, MoeTopkGatingSoftmaxIsClean) {
+  ZooRun z;
+  if (!run_moe_gating(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(RaceZoo, MoeTokenPermuteIsClean) {
+  ZooRun z;
+  if (!run_moe_permute(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(RaceZoo, MoeTokenUnpermuteIsClean) {
+  ZooRun z;
+  if (!run_moe_unpermute(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(RaceZoo, ScanDecoupledLookbackIsClean) {
+  ZooRun z;
+  if (!run_scan_lookback(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(RaceZoo, HistogramRadixPassIsClean) {
+  ZooRun z;
+  if (!run_histogram(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
 

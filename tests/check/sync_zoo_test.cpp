@@ -2,6 +2,7 @@
 // the simulator's synccheck with the default schedules: no false alarm on real barriers and
 // mbarrier pipelines (plain, mma.sync, cp.async multistage and wgmma + TMA GEMMs, Hopper flash
 // attention with TMA stages released to the loader, a warp-shuffle reduction). Small shapes.
+#include "zoo_misc_launches.h"
 #include "zoo_under_checker.h"
 
 namespace kiln::check {
@@ -73,6 +74,42 @@ TEST(SyncZoo, ReduceWarpShuffleIsClean) {
   if (!z.run("reduce_warp_shuffle", {"reduce_sum_atomic_kernel"}, {4}, {256}, {x, n, 1, y})) {
     GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   }
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(SyncZoo, AttentionDecodeSplitKvIsClean) {
+  ZooRun z;
+  if (!run_attention_decode(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(SyncZoo, MoeTopkGatingSoftmaxIsClean) {
+  ZooRun z;
+  if (!run_moe_gating(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(SyncZoo, MoeTokenPermuteIsClean) {
+  ZooRun z;
+  if (!run_moe_permute(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(SyncZoo, MoeTokenUnpermuteIsClean) {
+  ZooRun z;
+  if (!run_moe_unpermute(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(SyncZoo, ScanDecoupledLookbackIsClean) {
+  ZooRun z;
+  if (!run_scan_lookback(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(SyncZoo, HistogramRadixPassIsClean) {
+  ZooRun z;
+  if (!run_histogram(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
 

@@ -108,7 +108,11 @@ struct ZooLaunch {
       config.block = block;
       config.dynamic_shared_bytes = smem;
       auto report = device.launch(*module, kernel, config, params);
-      EXPECT_TRUE(report.ok() && report->ok()) << entry << " under " << schedule_name(s);
+      EXPECT_TRUE(report.ok() && report->ok())
+          << entry << " under " << schedule_name(s) << ": "
+          << (!report.ok()             ? report.error().message
+              : report->faults.empty() ? std::string()
+                                       : report->faults.front().message);
     }
     return true;
   }

@@ -150,6 +150,53 @@ TEST(ZooCase, TopkInputsHoldTies) {
   EXPECT_LE(distinct.size(), 257u);
 }
 
+TEST(ZooCase, MoePermuteIndicesAreDistinctExpertsPerTokenAndSkewed) {
+  ZooMeta meta;
+  meta.id = "moe";
+  meta.op = "moe_permute";
+  meta.inputs = {{"x", KILN_BF16, {"T", "H"}}, {"indices", KILN_I32, {"T", "K"}}};
+  meta.outputs = {{"x_sorted", KILN_BF16, {"T*K", "H"}},
+                  {"expert_offsets", KILN_I32, {"E+1"}},
+                  {"dest_rows", KILN_I32, {"T", "K"}}};
+  meta.shapes = {{{"T", 512}, {"H", 8}, {"K", 8}, {"E", 16}}};
+  const CaseResult made = make_zoo_case(meta, 0, 5);
+  ASSERT_TRUE(made.error.empty()) << made.error;
+  const HostTensor& indices = made.test_case.inputs[1];
+  std::vector<int64_t> per_expert(16, 0);
+  for (int64_t t = 0; t < 512; ++t) {
+    std::set<double> row;
+    for (int64_t k = 0; k < 8; ++k) {
+      const double e = indices.at(t * 8 + k);
+      ASSERT_GE(e, 0);
+      ASSERT_LT(e, 16);
+      row.insert(e);
+      ++per_expert[static_cast<size_t>(e)];
+    }
+    EXPECT_EQ(row.size(), 8u) << "token " << t << " names an expert twice";
+  }
+  EXPECT_GT(per_expert[0], per_expert[15]);  // low ids are more popular
+  meta.shapes = {{{"T", 4}, {"H", 8}, {"K", 8}, {"E", 4}}};
+  EXPECT_FALSE(make_zoo_case(meta, 0, 5).error.empty());  // K > E: no K distinct experts
+}
+
+TEST(ZooCase, MoeUnpermuteDestRowsArePermutations) {
+  ZooMeta meta;
+  meta.id = "moe";
+  meta.op = "moe_unpermute";
+  meta.inputs = {{"y", KILN_BF16, {"T*K", "H"}},
+                 {"dest_rows", KILN_I32, {"T", "K"}},
+                 {"weights", KILN_F32, {"T", "K"}}};
+  meta.outputs = {{"out", KILN_BF16, {"T", "H"}}};
+  meta.shapes = {{{"T", 100}, {"H", 8}, {"K", 3}}};
+  const CaseResult made = make_zoo_case(meta, 0, 6);
+  ASSERT_TRUE(made.error.empty()) << made.error;
+  std::set<double> rows;
+  for (int64_t i = 0; i < 300; ++i) rows.insert(made.test_case.inputs[1].at(i));
+  EXPECT_EQ(rows.size(), 300u);
+  EXPECT_EQ(*rows.begin(), 0);
+  EXPECT_EQ(*rows.rbegin(), 299);
+}
+
 TEST(ZooCase, IntegerInputsAreWholeNumbersInRange) {
   ZooMeta meta;
   meta.id = "scan";

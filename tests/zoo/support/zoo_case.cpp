@@ -50,6 +50,41 @@ std::vector<uint8_t> e4m3_values_in(double low, double high) {
   return out;
 }
 
+// Per row of indices[T, K]: K distinct experts in [0, E), skewed towards low ids (e = E·u²)
+// so experts receive very different token counts, as real routers do.
+void fill_expert_choices(HostTensor& t, int64_t experts, uint64_t seed) {
+  const int64_t rows = t.shape.at(0), k = t.shape.at(1);
+  uint64_t state = seed;
+  std::vector<int64_t> chosen;
+  for (int64_t r = 0; r < rows; ++r) {
+    chosen.clear();
+    while (static_cast<int64_t>(chosen.size()) < k) {
+      const double u = unit(state);
+      const auto e =
+          std::min(experts - 1, static_cast<int64_t>(u * u * static_cast<double>(experts)));
+      if (std::find(chosen.begin(), chosen.end(), e) == chosen.end()) chosen.push_back(e);
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      encode_element(t.dtype, t.bytes.data(), r * k + j,
+                     static_cast<double>(chosen[static_cast<size_t>(j)]));
+    }
+  }
+}
+
+// A uniformly random permutation of 0 .. count-1 (Fisher-Yates).
+void fill_permutation(HostTensor& t, uint64_t seed) {
+  const int64_t count = t.element_count();
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) order[static_cast<size_t>(i)] = i;
+  uint64_t state = seed;
+  for (int64_t i = count - 1; i > 0; --i) {
+    const auto j = static_cast<int64_t>(mix(state) % static_cast<uint64_t>(i + 1));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+  for (int64_t i = 0; i < count; ++i)
+    encode_element(t.dtype, t.bytes.data(), i, static_cast<double>(order[static_cast<size_t>(i)]));
+}
+
 }  // namespace
 
 std::vector<kiln_tensor> ZooCase::host_descriptors() {
@@ -148,6 +183,15 @@ CaseResult make_zoo_case(const ZooMeta& meta, size_t shape_index, uint64_t seed)
       fill(t, tensor_seed, [&](uint64_t& state) {
         return static_cast<double>(mix(state) % static_cast<uint64_t>(extent));
       });
+    } else if (meta.op == "moe_permute" && t.name == "indices") {
+      const int64_t E = c.dims.count("E") ? c.dims.at("E") : 0;
+      if (E < t.shape.at(1)) {
+        result.error = "dim E must be at least K to draw K distinct experts per token";
+        return result;
+      }
+      fill_expert_choices(t, E, tensor_seed);
+    } else if (meta.op == "moe_unpermute" && t.name == "dest_rows") {
+      fill_permutation(t, tensor_seed);
     } else if (t.dtype == KILN_E4M3) {
       const std::vector<uint8_t> values = e4m3_values_in(low, high);
       if (values.empty()) {
@@ -162,7 +206,7 @@ CaseResult make_zoo_case(const ZooMeta& meta, size_t shape_index, uint64_t seed)
       const auto span = static_cast<uint64_t>(hi - lo) + 1;
       fill(t, tensor_seed,
            [&](uint64_t& state) { return lo + static_cast<double>(mix(state) % span); });
-    } else if (meta.op == "topk") {
+    } else if (meta.op == "topk" || meta.op == "moe_gating_topk") {
       fill(t, tensor_seed, [&](uint64_t& state) {
         return low + (high - low) * std::floor(unit(state) * 256) / 256;
       });

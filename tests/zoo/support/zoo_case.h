@@ -8,7 +8,9 @@
 //   grouped_gemm_tn: offsets are a random partition of M into G groups, some empty, each
 //     a multiple of test.group_sizes_multiple_of (8 when absent);
 //   cross_entropy targets and rope positions: uniform integers in [0, V) and [0, P);
-//   topk: values on a grid of 256 steps across the range, so rows hold ties;
+//   topk and moe_gating_topk: values on a grid of 256 steps across the range, so rows hold ties;
+//   moe_permute indices: K distinct experts in [0, E) per token, skewed towards low ids;
+//   moe_unpermute dest_rows: a random permutation of [0, T*K);
 //   integer inputs: uniform integers within the range.
 #pragma once
 

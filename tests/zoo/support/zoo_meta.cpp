@@ -569,6 +569,14 @@ MetaCheck check_zoo_entry(const std::filesystem::path& entry_dir,
       if (meta.op == "topk" && dims.count("K") && dims.count("C") && dims.at("K") > dims.at("C")) {
         problems.add(at, "K must not exceed C");
       }
+      if ((meta.op == "moe_gating_topk" || meta.op == "moe_permute") && dims.count("K") &&
+          dims.count("E") && dims.at("K") > dims.at("E")) {
+        problems.add(at, "K must not exceed E (each token picks K distinct experts)");
+      }
+      if (meta.op == "attention_decode" && dims.count("HQ") && dims.count("HK") &&
+          dims.at("HQ") % dims.at("HK") != 0) {
+        problems.add(at, "HQ must be a multiple of HK (query heads share KV heads in groups)");
+      }
       if (meta.op == "grouped_gemm_tn" && dims.count("M") &&
           dims.at("M") % meta.group_sizes_multiple_of != 0) {
         problems.add(at + ".M", "must be a multiple of test.group_sizes_multiple_of (" +

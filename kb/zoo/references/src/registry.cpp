@@ -31,6 +31,11 @@ constexpr Entry kReferences[] = {
     {"cross_entropy", reference_cross_entropy, nullptr},
     {"rope", reference_rope, nullptr},
     {"add_rmsnorm_fp8", reference_add_rmsnorm_fp8, nullptr},
+    {"attention_decode", reference_attention_decode, nullptr},
+    {"moe_gating_topk", reference_moe_gating_topk, nullptr},
+    {"moe_permute", reference_moe_permute, nullptr},
+    {"moe_unpermute", reference_moe_unpermute, nullptr},
+    {"radix_histogram", reference_radix_histogram, nullptr},
 };
 
 const Entry* find(std::string_view op) {

@@ -37,7 +37,7 @@ struct TimingVerdict {
 
 inline constexpr double kQuietEventUs = 5;    // events around a call that launched nothing
 inline constexpr double kEventMarginUs = 15;  // events beyond the span, fixed part
-inline constexpr double kEventSlack = 0.05;   // events beyond the span, part of the span
+inline constexpr double kEventSlack = 0.01;   // events beyond the span, part of the span
 inline constexpr double kTailMarginUs = 25;   // the probe after an idle launch stream
 
 TimingVerdict judge_timing(const TimingEvidence& evidence);

@@ -52,6 +52,11 @@ int reference_swiglu(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_cross_entropy(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_rope(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_add_rmsnorm_fp8(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_attention_decode(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_moe_gating_topk(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_moe_permute(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_moe_unpermute(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_radix_histogram(const kiln_tensor*, int, const kiln_scalar*, int);
 
 int reference_gemm_tn_rows(const kiln_tensor*, int, const kiln_scalar*, int,
                            std::span<const int64_t> rows);

@@ -1,0 +1,108 @@
+// Launch sequences of the zoo's decode-attention, MoE routing, look-back scan and histogram
+// entries at small shapes, shared by the race detector's and the sync monitor's zoo tests
+// (each launch runs under every default schedule; see zoo_under_checker.h). Each returns false
+// when the zoo PTX was not built (no CUDA toolkit).
+#pragma once
+
+#include <cstring>
+#include <vector>
+
+#include "zoo_under_checker.h"
+
+namespace kiln::check {
+
+template <typename Observer>
+uint64_t int_buffer(ZooLaunch<Observer>& z, const std::vector<int32_t>& values) {
+  const uint64_t address = z.buffer(values.size() * 4, 0);
+  EXPECT_TRUE(z.device.copy_to_device(address, values.data(), values.size() * 4).ok());
+  return address;
+}
+
+inline uint64_t float_bits(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+// Split kernel (G = 2 query heads on one KV head, 2 splits of 64 keys) then the combine.
+template <typename Observer>
+bool run_attention_decode(ZooLaunch<Observer>& z) {
+  const uint32_t hq = 2, hk = 1, s = 128, d = 128, splits = 2, chunk = 64;
+  const uint64_t q = z.buffer(hq * d * 2, 0x3c), k = z.buffer(hk * s * d * 2, 0x3c),
+                 v = z.buffer(hk * s * d * 2, 0x3c), o = z.buffer(hq * d * 2, 0),
+                 part_o = z.buffer(hq * splits * d * 4, 0), part_lse = z.buffer(hq * splits * 4, 0);
+  const std::string entry = "attention_decode_splitkv";
+  if (!z.run(entry, {"decode_split_kernel", "ILi2E"}, {splits, hk, 1}, {128},
+             {q, k, v, o, part_o, part_lse, hq, hk, s, chunk, splits, float_bits(0.1275f)})) {
+    return false;
+  }
+  return z.run(entry, {"decode_combine_kernel"}, {hq}, {d}, {part_o, part_lse, o, splits});
+}
+
+// 16 tokens of 64 equal logits (every comparison a tie), top 2, renormalized.
+template <typename Observer>
+bool run_moe_gating(ZooLaunch<Observer>& z) {
+  const uint32_t tokens = 16, experts = 64, k = 2;
+  const uint64_t logits = z.buffer(tokens * experts * 4, 0x3c),
+                 weights = z.buffer(tokens * k * 4, 0), indices = z.buffer(tokens * k * 4, 0);
+  return z.run("moe_topk_gating_softmax", {"gating_kernel", "ILi2E"}, {2}, {256},
+               {logits, weights, indices, tokens, experts, k, experts, k, k, 1});
+}
+
+// Count, offsets, rank and copy (16-byte path) of 300 slots (one tile, a partial last chunk) over
+// 8 experts.
+template <typename Observer>
+bool run_moe_permute(ZooLaunch<Observer>& z) {
+  const uint32_t tokens = 150, k = 2, h = 16, experts = 8, slots = tokens * k, tiles = 1;
+  std::vector<int32_t> choice(slots);
+  for (uint32_t i = 0; i < slots; ++i) choice[i] = static_cast<int32_t>((i * 5 + i / 7) % experts);
+  const uint64_t indices = int_buffer(z, choice), x = z.buffer(tokens * h * 2, 0x3c),
+                 sorted = z.buffer(slots * h * 2, 0), counts = z.buffer(tiles * experts * 4, 0),
+                 bases = z.buffer(tiles * experts * 4, 0), offsets = z.buffer((experts + 1) * 4, 0),
+                 dest = z.buffer(slots * 4, 0);
+  const std::string entry = "moe_token_permute";
+  if (!z.run(entry, {"count_kernel"}, {tiles}, {256}, {indices, counts, slots, experts},
+             experts * 4)) {
+    return false;
+  }
+  if (!z.run(entry, {"offsets_kernel"}, {1}, {32}, {counts, bases, offsets, tiles, experts})) {
+    return false;
+  }
+  if (!z.run(entry, {"rank_kernel"}, {tiles}, {256}, {indices, bases, dest, slots, experts},
+             experts * 4)) {
+    return false;
+  }
+  return z.run(entry, {"copy_kernel", "ILb1E"}, {(slots + 7) / 8}, {256},
+               {x, dest, sorted, slots, k, h});
+}
+
+// 37 tokens (8 per block: the last block partly idle) of 3 rows each, H = 264 (the vector path
+// with a partial last column round).
+template <typename Observer>
+bool run_moe_unpermute(ZooLaunch<Observer>& z) {
+  const uint32_t tokens = 37, k = 3, h = 264;
+  std::vector<int32_t> rows(tokens * k);
+  for (uint32_t i = 0; i < tokens * k; ++i) rows[i] = static_cast<int32_t>((i * 7) % (tokens * k));
+  const uint64_t dest = int_buffer(z, rows), y = z.buffer(tokens * k * h * 2, 0x3c),
+                 weights = z.buffer(tokens * k * 4, 0x3c), out = z.buffer(tokens * h * 2, 0);
+  return z.run("moe_token_unpermute", {"unpermute_kernel", "ILb1E"}, {5}, {256},
+               {y, dest, weights, out, tokens, k, h});
+}
+
+// 5 tiles of 4096: tickets, status words and the look-back across blocks.
+template <typename Observer>
+bool run_scan_lookback(ZooLaunch<Observer>& z) {
+  const uint32_t n = 5 * 4096 - 3, tiles = 5;
+  const uint64_t x = z.buffer(n * 4, 1), y = z.buffer(n * 4, 0);
+  return z.run("scan_decoupled_lookback", {"scan_kernel"}, {tiles}, {256}, {x, y, n, tiles, 1, 1});
+}
+
+// 3 blocks striding over 10003 keys (vector loop plus scalar tail) into 256 bins.
+template <typename Observer>
+bool run_histogram(ZooLaunch<Observer>& z) {
+  const uint32_t n = 10003;
+  const uint64_t keys = z.buffer(n * 4, 0x5a), counts = z.buffer(256 * 4, 0);
+  return z.run("histogram_radix_pass", {"histogram_kernel"}, {3}, {256}, {keys, n, 8, 1, counts});
+}
+
+}  // namespace kiln::check
