@@ -139,5 +139,11 @@ TEST(RaceZoo, GemvDecodeMmaIsClean) {
   EXPECT_EQ(z.detector.launches(), 3u);
 }
 
+TEST(RaceZoo, GemmFp8BlockscaledIsClean) {
+  ZooRun z;
+  if (!run_fp8_blockscaled(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
 }  // namespace
 }  // namespace kiln::check

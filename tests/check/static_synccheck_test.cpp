@@ -320,11 +320,11 @@ TEST(StaticSynccheck, FlagsAnMbarrierUsedWithoutInit) {
 // A cluster kernel arriving on its peer's copy of the barrier (mapa): the address traces to
 // the same variable, whose init and fence are checked like the local one's.
 TEST(StaticSynccheck, AcceptsAPeerMbarrierReachedThroughMapa) {
-  const CheckReport r = check(mbarrier_kernel(
-      "fence.mbarrier_init.release.cluster;\n",
-      "barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n"
-      "mapa.shared::cluster.u32 %r3, %r2, 1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];\n"));
+  const CheckReport r =
+      check(mbarrier_kernel("fence.mbarrier_init.release.cluster;\n",
+                            "barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n"
+                            "mapa.shared::cluster.u32 %r3, %r2, 1;\n"
+                            "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];\n"));
   EXPECT_EQ(r.verdict, Verdict::Clean) << listing(r);
 }
 

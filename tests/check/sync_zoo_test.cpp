@@ -149,5 +149,11 @@ TEST(SyncZoo, GemvDecodeMmaIsClean) {
   EXPECT_EQ(z.detector.launches(), 3u);
 }
 
+TEST(SyncZoo, GemmFp8BlockscaledIsClean) {
+  ZooRun z;
+  if (!run_fp8_blockscaled(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
 }  // namespace
 }  // namespace kiln::check

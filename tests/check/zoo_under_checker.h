@@ -41,7 +41,8 @@ inline std::string find_kernel(const std::string& ptx, const std::vector<std::st
 }
 
 // A 2-d f16 tensor map with 64-element rows in 128-byte swizzle, as the zoo kernel expects.
-inline std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols, uint32_t box_rows) {
+inline std::vector<uint8_t> f16_map(uint64_t address, uint64_t rows, uint64_t cols,
+                                    uint32_t box_rows) {
   sim::TensorMapDesc d;
   d.rank = 2;
   d.data_type = 6;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
@@ -144,12 +145,28 @@ inline std::vector<TmaGemmCase> tma_gemm_cases() {
       // 2x2 tiles of 128x256, one CTA: four tiles, two K tiles each.
       {"gemm_tma_store_epilogue", "gemm_tma_store_kernel", 256, 512, 128, 128, 256, {1}, wide, {}},
       // The same tiles walked in bands of one tile column (along N).
-      {"gemm_persistent_rasterized", "gemm_rasterized_kernel", 256, 512, 128, 128, 256, {1}, wide,
+      {"gemm_persistent_rasterized",
+       "gemm_rasterized_kernel",
+       256,
+       512,
+       128,
+       128,
+       256,
+       {1},
+       wide,
        {1, 1}},
       // 2x2 tiles of 128x128, one CTA: consumers 0 and 1 take two tiles each, in turns.
       {"gemm_pingpong_consumers", "gemm_pingpong_kernel", 256, 256, 128, 128, 128, {1}, narrow, {}},
       // 4x1 tiles of 128x256, one cluster of two CTAs: two cluster tiles, B multicast.
-      {"gemm_tma_multicast_cluster", "gemm_multicast_kernel", 512, 256, 128, 128, 128, {2}, wide,
+      {"gemm_tma_multicast_cluster",
+       "gemm_multicast_kernel",
+       512,
+       256,
+       128,
+       128,
+       128,
+       {2},
+       wide,
        {}},
   };
 }
@@ -158,6 +175,37 @@ inline void PrintTo(const TmaGemmCase& c, std::ostream* os) { *os << c.entry; }
 
 inline std::string tma_gemm_case_name(const ::testing::TestParamInfo<TmaGemmCase>& info) {
   return info.param.entry;
+}
+
+// gemm_fp8_blockscaled on one 128x128 tile, six 128-deep K tiles through four stages (two
+// refills), with its 1x128 and 128x128 scale tensors; false without the PTX.
+template <typename Launch>
+bool run_fp8_blockscaled(Launch& z) {
+  const uint32_t m = 128, n = 128, k = 768, k_blocks = k / 128;
+  uint64_t a = z.buffer(size_t{m} * k, 0x38), b = z.buffer(size_t{n} * k, 0x38),
+           scale_a = z.buffer(size_t{m} * k_blocks * 4, 0), scale_b = z.buffer(k_blocks * 4, 0),
+           out = z.buffer(size_t{m} * n * 2, 0);
+  sim::TensorMapDesc d;
+  d.rank = 2;
+  d.data_type = 0;  // CU_TENSOR_MAP_DATA_TYPE_UINT8
+  d.element_bytes = 1;
+  d.global_dim[0] = k;
+  d.global_stride_bytes[0] = 1;
+  d.global_stride_bytes[1] = k;
+  d.box_dim[0] = 128;
+  d.box_dim[1] = 128;
+  d.element_strides[0] = d.element_strides[1] = 1;
+  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
+  std::vector<uint8_t> map_a(sim::kTensorMapBytes), map_b(sim::kTensorMapBytes);
+  d.global_address = a;
+  d.global_dim[1] = m;
+  sim::encode_tensor_map(d, map_a.data());
+  d.global_address = b;
+  d.global_dim[1] = n;
+  sim::encode_tensor_map(d, map_b.data());
+  return z.run("gemm_fp8_blockscaled", {"gemm_fp8_blockscaled_kernel"}, {1, 1}, {256},
+               {scale_a, k_blocks, 1, scale_b, k_blocks, 1, out, m, n, k, n, 1},
+               1024 + 4 * 32768 + 2 * 4 * 8, {map_a.data(), map_b.data()});
 }
 
 // Runs `c` under every default schedule of `z`'s checker; false without the PTX.

@@ -133,6 +133,43 @@ TEST(GemmTnFp8Reference, UsesSubnormalE4m3Inputs) {
   EXPECT_EQ(c.at(0), 0.5);
 }
 
+// Two 128-wide K blocks with their own scales; B's two 128-row blocks with theirs.
+TEST(GemmTnFp8BlockscaledReference, ScalesEachBlockProduct) {
+  const int64_t M = 2, N = 130, K = 200;  // a ragged second block along K and along N
+  HostTensor a = tensor("A", KILN_E4M3, {M, K});
+  HostTensor b = tensor("B", KILN_E4M3, {N, K});
+  for (int64_t k = 0; k < K; ++k) {
+    encode_element(KILN_E4M3, a.bytes.data(), 0 * K + k, 1);
+    encode_element(KILN_E4M3, a.bytes.data(), 1 * K + k, k < 128 ? 2 : 0.5);
+    for (int64_t n = 0; n < N; ++n)
+      encode_element(KILN_E4M3, b.bytes.data(), n * K + k, n == 129 ? 4 : 1);
+  }
+  HostTensor sa = tensor("scale_a", KILN_F32, {M, 2}, {0.5, 2, 1, 0.25});
+  HostTensor sb = tensor("scale_b", KILN_F32, {2, 2}, {1, 0.5, 0.25, 4});
+  HostTensor c = tensor("C", KILN_BF16, {M, N});
+  ASSERT_EQ(call("gemm_tn_fp8_blockscaled", {&a, &b, &sa, &sb, &c}), KILN_OK);
+  // Row 0, column 0: 128*1*(0.5*1) + 72*1*(2*0.5) = 64 + 72.
+  EXPECT_EQ(c.at(0 * N + 0), 136);
+  // Row 1, column 129 (B block 1): 128*2*4*(1*0.25) + 72*0.5*4*(0.25*4) = 256 + 144.
+  EXPECT_EQ(c.at(1 * N + 129), 400);
+  // Row 1, column 128 (B block 1, B = 1): 128*2*(0.25) + 72*0.5*(1) = 64 + 36.
+  EXPECT_EQ(c.at(1 * N + 128), 100);
+}
+
+TEST(GemmTnFp8BlockscaledReference, RejectsScalesOfTheWrongShape) {
+  HostTensor a = tensor("A", KILN_E4M3, {2, 129});
+  HostTensor b = tensor("B", KILN_E4M3, {3, 129});
+  HostTensor sa = tensor("scale_a", KILN_F32, {2, 2});
+  HostTensor sb = tensor("scale_b", KILN_F32, {1, 2});
+  HostTensor sa_short = tensor("scale_a", KILN_F32, {2, 1});
+  HostTensor sb_flat = tensor("scale_b", KILN_F32, {2});
+  HostTensor c = tensor("C", KILN_BF16, {2, 3});
+  EXPECT_EQ(call("gemm_tn_fp8_blockscaled", {&a, &b, &sa, &sb, &c}), KILN_OK);
+  EXPECT_EQ(call("gemm_tn_fp8_blockscaled", {&a, &b, &sa_short, &sb, &c}), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("gemm_tn_fp8_blockscaled", {&a, &b, &sa, &sb_flat, &c}), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("gemm_tn_fp8_blockscaled", {&a, &b, &c}), KILN_ERR_BAD_ARGUMENT);
+}
+
 TEST(GemmTnFp8Reference, RejectsBadArguments) {
   HostTensor a = tensor("A", KILN_E4M3, {1, 2});
   HostTensor b = tensor("B", KILN_E4M3, {1, 2});

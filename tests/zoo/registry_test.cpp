@@ -15,9 +15,9 @@ TEST(ZooReferences, EveryOpOfTheTableHasAReference) {
   for (const OpSignature& signature : op_signatures()) {
     EXPECT_NE(find_zoo_reference(signature.op), nullptr) << signature.op;
   }
-  for (const char* op :
-       {"gemm_tn", "gemm_tn_fp8", "grouped_gemm_tn", "reduce_sum", "softmax", "rmsnorm",
-        "layernorm", "transpose", "scan", "topk", "silu_mul", "attention_fwd"}) {
+  for (const char* op : {"gemm_tn", "gemm_tn_fp8", "gemm_tn_fp8_blockscaled", "grouped_gemm_tn",
+                         "reduce_sum", "softmax", "rmsnorm", "layernorm", "transpose", "scan",
+                         "topk", "silu_mul", "attention_fwd"}) {
     EXPECT_NE(find_op_signature(op), nullptr) << op;
   }
 }

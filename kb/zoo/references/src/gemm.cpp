@@ -1,4 +1,4 @@
-// gemm_tn, gemm_tn_fp8 and grouped_gemm_tn: C = A·Bᵀ per row of C.
+// gemm_tn, gemm_tn_fp8, gemm_tn_fp8_blockscaled and grouped_gemm_tn: C = A·Bᵀ per row of C.
 //
 // Operands are widened exactly to float (every f16, bf16 and E4M3 value is a float), each
 // product is formed in double (exact: at most 2x11 significant bits, no overflow or
@@ -115,6 +115,21 @@ bool check_gemm_tn_fp8(const kiln_tensor* t, int n_tensors, int n_scalars) {
          detail::has_shape(t[3], {1});
 }
 
+constexpr int64_t kScaleBlock = 128;  // gemm_tn_fp8_blockscaled: 1x128 (A) and 128x128 (B)
+
+int64_t scale_blocks(int64_t extent) { return (extent + kScaleBlock - 1) / kScaleBlock; }
+
+bool check_gemm_tn_fp8_blockscaled(const kiln_tensor* t, int n_tensors, int n_scalars) {
+  if (t == nullptr || n_tensors != 5 || n_scalars != 0 ||
+      !check_tn(t[0], t[1], t[4], KILN_E4M3, KILN_BF16)) {
+    return false;
+  }
+  const int64_t M = t[0].shape[0], K = t[0].shape[1], N = t[1].shape[0];
+  return is_tensor(t[2], KILN_F32, 2) && detail::has_shape(t[2], {M, scale_blocks(K)}) &&
+         is_tensor(t[3], KILN_F32, 2) &&
+         detail::has_shape(t[3], {scale_blocks(N), scale_blocks(K)});
+}
+
 bool check_grouped(const kiln_tensor* t, int n_tensors, int n_scalars) {
   if (t == nullptr || n_tensors != 4 || n_scalars != 0) return false;
   const kiln_tensor& a = t[0];
@@ -189,6 +204,52 @@ int reference_gemm_tn_fp8(const kiln_tensor* tensors, int n_tensors, const kiln_
   if (!check_gemm_tn_fp8(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
   const auto rows = detail::all_rows(tensors[4].shape[0]);
   return reference_gemm_tn_fp8_rows(tensors, n_tensors, scalars, n_scalars, rows);
+}
+
+// Block by block of 128 k: the exact block sums (as in gemm_rows), each times its two scales,
+// added in double in ascending block order.
+int reference_gemm_tn_fp8_blockscaled_rows(const kiln_tensor* tensors, int n_tensors,
+                                           const kiln_scalar*, int n_scalars,
+                                           std::span<const int64_t> rows) {
+  if (!check_gemm_tn_fp8_blockscaled(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
+  const kiln_tensor& a = tensors[0];
+  const kiln_tensor& b = tensors[1];
+  const kiln_tensor& scale_a = tensors[2];
+  const kiln_tensor& scale_b = tensors[3];
+  const kiln_tensor& c = tensors[4];
+  if (!detail::valid_rows(rows, c.shape[0])) return KILN_ERR_BAD_ARGUMENT;
+  const int64_t N = c.shape[1], K = a.shape[1];
+  return detail::guarded([&] {
+    if (rows.empty() || N == 0) return;
+    std::vector<double> sums(rows.size() * static_cast<size_t>(N), 0.0);
+    for (int64_t kb = 0; kb < scale_blocks(K); ++kb) {
+      const int64_t k0 = kb * kScaleBlock;
+      const int64_t width = std::min(kScaleBlock, K - k0);
+      const MatrixView a_block{&a, k0 * a.strides[1], a.strides[0], a.strides[1]};
+      const MatrixView b_block{&b, k0 * b.strides[1], b.strides[0], b.strides[1]};
+      const std::vector<float> a_rows = widen_rows(a_block, rows, width);
+      const std::vector<float> b_all = widen_all(b_block, N, width);
+      dot_products(a_rows, static_cast<int64_t>(rows.size()), b_all, N, width,
+                   [&](int64_t r, int64_t j, double sum) {
+                     const double sa =
+                         load(scale_a, offset(scale_a, rows[static_cast<size_t>(r)], kb));
+                     const double sb = load(scale_b, offset(scale_b, j / kScaleBlock, kb));
+                     sums[static_cast<size_t>(r * N + j)] += sum * sa * sb;
+                   });
+    }
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (int64_t j = 0; j < N; ++j) {
+        detail::store(c, offset(c, rows[r], j), sums[r * static_cast<size_t>(N) + j]);
+      }
+    }
+  });
+}
+
+int reference_gemm_tn_fp8_blockscaled(const kiln_tensor* tensors, int n_tensors,
+                                      const kiln_scalar* scalars, int n_scalars) {
+  if (!check_gemm_tn_fp8_blockscaled(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
+  const auto rows = detail::all_rows(tensors[4].shape[0]);
+  return reference_gemm_tn_fp8_blockscaled_rows(tensors, n_tensors, scalars, n_scalars, rows);
 }
 
 int reference_grouped_gemm_tn_rows(const kiln_tensor* tensors, int n_tensors, const kiln_scalar*,

@@ -15,6 +15,8 @@ struct Entry {
 constexpr Entry kReferences[] = {
     {"gemm_tn", reference_gemm_tn, reference_gemm_tn_rows},
     {"gemm_tn_fp8", reference_gemm_tn_fp8, reference_gemm_tn_fp8_rows},
+    {"gemm_tn_fp8_blockscaled", reference_gemm_tn_fp8_blockscaled,
+     reference_gemm_tn_fp8_blockscaled_rows},
     {"grouped_gemm_tn", reference_grouped_gemm_tn, reference_grouped_gemm_tn_rows},
     {"reduce_sum", reference_reduce_sum, nullptr},
     {"softmax", reference_softmax, nullptr},
