@@ -137,13 +137,13 @@ INSTANTIATE_TEST_SUITE_P(Hopper, SyncZooTmaGemm, ::testing::ValuesIn(monitored_c
                          tma_gemm_case_name);
 
 
-// The decode GEMM on the tensor cores: 8 warps splitting K, partial tiles meeting in shared
+// The decode GEMM on the tensor cores: 16 warps splitting K, partial tiles meeting in shared
 // memory behind one barrier (M = 5 rows of 16, N = 40 over two blocks, K = 264: a ragged chunk).
 TEST(SyncZoo, GemvDecodeMmaIsClean) {
   ZooRun z;
   const uint32_t m = 5, n = 40, k = 264;
   uint64_t a = z.buffer(m * k * 2, 0x3c), b = z.buffer(n * k * 2, 0x3c), c = z.buffer(m * n * 2, 0);
-  if (!z.run("gemv_decode_mma", {"gemv_mma_kernel"}, {2, 1}, {256}, {a, b, c, m, n, k}))
+  if (!z.run("gemv_decode_mma", {"gemv_mma_kernel"}, {2, 1}, {512}, {a, b, c, m, n, k}))
     GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
   EXPECT_EQ(z.detector.launches(), 3u);

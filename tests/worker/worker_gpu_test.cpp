@@ -216,7 +216,11 @@ TEST(WorkerGpu, GroupedGemmFp8StarterAndCublasLtBaselinePass) {
     ASSERT_TRUE(row.contains("gpu_reference_anchor")) << row.dump();
     EXPECT_EQ(row["gpu_reference_anchor"]["differing_elements"].get<int64_t>(), 0);
     ASSERT_TRUE(row.contains("baseline_errors")) << row.dump();
-    EXPECT_EQ(row["baseline_errors"]["mismatches"].get<int64_t>(), 0) << row.dump();
+    // cuBLASLt's FP8 tensor cores accumulate with fewer bits than fp32 inside a 128-wide block,
+    // so a few elements that cancel to near zero land outside atol (H200, 2026-12-02: at most
+    // 131 of 186,796,032); the task's max_mismatch_fraction is what the baseline must meet.
+    const double allowed = 1e-5 * row["errors"]["checked"].get<double>();
+    EXPECT_LE(row["baseline_errors"]["mismatches"].get<double>(), allowed) << row.dump();
   }
 }
 

@@ -6,8 +6,8 @@
 // its conversion. Here the 16 rows of A are exactly the m16 of one tensor-core MMA, so one
 // mma.sync does 16x8x16 multiply-adds for a lane's share of 4 loaded halves of B.
 //
-//   - A block of 8 warps owns kTiles * 8 consecutive columns of C (kTiles n8 tiles). Its warps
-//     split K (split-K inside the block): warp w takes the 32-wide K chunks w, w+8, w+16, ...
+//   - A block of 16 warps owns kTiles * 8 consecutive columns of C (kTiles n8 tiles). Its warps
+//     split K (split-K inside the block): warp w takes the 32-wide K chunks w, w+16, w+32, ...
 //   - Per chunk, lane l loads one 16-byte piece of B for each tile: row n0 + l/4, halves
 //     k0 + 8*(l%4) .. +7. The MMA's K order is free (a sum), so its fragments are taken straight
 //     from that load: logical k {2t, 2t+1, 2t+8, 2t+9} of lane t = l%4 is physical
@@ -29,7 +29,7 @@
 
 namespace {
 
-constexpr int kWarps = 8;
+constexpr int kWarps = 16;
 constexpr int kThreads = kWarps * 32;
 constexpr int kTiles = 4;  // n8 tiles per block: 32 columns of C
 constexpr int kCols = kTiles * 8;
