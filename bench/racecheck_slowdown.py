@@ -34,10 +34,9 @@ def run(sim_run, task, source, build_dir, extra):
     start = time.monotonic()
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.monotonic() - start
-    lines = [l for l in out.stdout.splitlines() if l.strip()]
-    if not lines:
+    if not out.stdout.strip():
         sys.exit(f"kiln-sim-run printed nothing: {' '.join(cmd)}\n{out.stderr[-2000:]}")
-    report = json.loads(lines[-1])
+    report = json.loads(out.stdout)  # one JSON object (no --progress)
     if not report.get("ok", False):
         sys.exit(f"kiln-sim-run failed: {report}")
     return report, wall
