@@ -36,7 +36,8 @@ constexpr const char* kUsage =
     "                    [--workload NAME]... [--dims DIM=N,...]... [--seed N]\n"
     "                    [--reference reference.so]\n"
     "                    [--build-dir DIR] [--instruction-budget N] [--time-limit SECONDS]\n"
-    "                    [--progress] [--racecheck | --synccheck [--schedules N]]\n"
+    "                    [--progress] [--racecheck | --synccheck [--schedules N]\n"
+    "                    [--explore random|pct|exhaustive] [--depth D] | --replay LABEL]\n"
     "  --workload            a sim_workload of the task by name (default: all of them)\n"
     "  --dims                an ad-hoc small shape naming every dim of the task, e.g.\n"
     "                        M=256,N=256,K=256; with --dims only the named workloads run\n"
@@ -51,7 +52,16 @@ constexpr const char* kUsage =
     "  --synccheck           run the workloads under the simulator's synchronization checker\n"
     "                        (mbarrier protocol, barriers, deadlocks), once per schedule\n"
     "  --schedules           how many schedules --racecheck/--synccheck run (default 3: in order,\n"
-    "                        reversed, then random ones seeded from --seed)\n";
+    "                        reversed, then schedules of the --explore kind; 1 to 256)\n"
+    "  --explore             random (default: rounds of warps in random order, seeded from\n"
+    "                        --seed), pct (random priorities with depth-1 change points over the\n"
+    "                        synchronization steps, seeded from --seed) or exhaustive (every\n"
+    "                        priority order of the warps of a cluster, numbered from 0, until\n"
+    "                        they run out or --schedules is reached)\n"
+    "  --depth               pct: the deepest bug aimed at (default 3): the pct schedules run\n"
+    "                        at depths 1, 2, .., D in turn (depth d: d-1 change points)\n"
+    "  --replay              run only the schedule a finding names (\"pct:7:d2\", \"random:3\",\n"
+    "                        \"exhaustive:5\", \"reversed\"); keep --seed for the same inputs\n";
 
 // stdout as it was when the process started; fd 1 itself is pointed at stderr so that the
 // candidate's printf cannot corrupt the report.
@@ -94,7 +104,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> workload_names, shapes;
   uint64_t seed = 1;
   bool racecheck = false, synccheck = false;
-  uint64_t schedules = 3;
+  uint64_t schedules = 3, depth = kiln::check::kDefaultPctDepth;
+  kiln::sim::WarpOrder explore = kiln::sim::WarpOrder::Random;
+  bool replay = false;
+  kiln::sim::WarpSchedule replay_schedule;
   // Known before the arguments are checked, so that every line on stdout is JSON.
   const bool progress =
       std::find(argv + 1, argv + argc, std::string_view("--progress")) != argv + argc;
@@ -133,8 +146,24 @@ int main(int argc, char** argv) {
     else if (flag == "--build-dir")
       build_dir = value;
     else if (flag == "--schedules") {
-      if (!parse_count(value, schedules) || schedules == 0 || schedules > 64)
-        return fail("arguments", "--schedules takes a count from 1 to 64, not '" + value + "'",
+      if (!parse_count(value, schedules) || schedules == 0 || schedules > 256)
+        return fail("arguments", "--schedules takes a count from 1 to 256, not '" + value + "'",
+                    progress);
+    } else if (flag == "--explore") {
+      if (!kiln::check::parse_exploration(value, &explore))
+        return fail("arguments", "--explore takes random, pct or exhaustive, not '" + value + "'",
+                    progress);
+    } else if (flag == "--replay") {
+      replay = true;
+      if (!kiln::check::parse_schedule_label(value, &replay_schedule))
+        return fail("arguments",
+                    "--replay takes a schedule label from a finding (in_order, reversed, "
+                    "random:SEED, pct:SEED:dDEPTH, exhaustive:N), not '" +
+                        value + "'",
+                    progress);
+    } else if (flag == "--depth") {
+      if (!parse_count(value, depth) || depth == 0 || depth > 16)
+        return fail("arguments", "--depth takes a count from 1 to 16, not '" + value + "'",
                     progress);
     } else if (flag == "--seed" || flag == "--instruction-budget") {
       if (!parse_count(value, count))
@@ -245,6 +274,10 @@ int main(int argc, char** argv) {
     kiln::sim::run::RacecheckOptions options;
     options.schedules = static_cast<uint32_t>(schedules);
     options.seed = seed;
+    options.explore = explore;
+    options.depth = static_cast<uint32_t>(depth);
+    options.replay = replay;
+    options.replay_schedule = replay_schedule;
     auto checked =
         kiln::sim::run::run_racecheck(runner, workloads, options, [&](const nlohmann::json& line) {
           if (progress) emit(line, true);
@@ -264,6 +297,10 @@ int main(int argc, char** argv) {
     kiln::sim::run::SynccheckOptions options;
     options.schedules = static_cast<uint32_t>(schedules);
     options.seed = seed;
+    options.explore = explore;
+    options.depth = static_cast<uint32_t>(depth);
+    options.replay = replay;
+    options.replay_schedule = replay_schedule;
     auto checked =
         kiln::sim::run::run_synccheck(runner, workloads, options, [&](const nlohmann::json& line) {
           if (progress) emit(line, true);

@@ -19,8 +19,8 @@ Result<nlohmann::json> run_racecheck(const WorkloadRunner& runner,
   checker.observer = &detector;
   checker.set_schedule = [&](const WarpSchedule& s) { detector.set_schedule(s); };
   checker.finding_count = [&] { return detector.findings().size(); };
-  auto sweep =
-      sweep_schedules(runner, workloads, options.schedules, options.seed, checker, progress);
+  checker.log = [&]() -> const check::ScheduleLog& { return detector.schedule_log(); };
+  auto sweep = sweep_schedules(runner, workloads, options, checker, progress);
   if (!sweep) return make_error(sweep.error().message);
   nlohmann::json findings = nlohmann::json::array();
   for (const check::RaceFinding& f : detector.findings()) findings.push_back(check::to_json(f));
@@ -34,6 +34,7 @@ Result<nlohmann::json> run_racecheck(const WorkloadRunner& runner,
   return nlohmann::json{{"verdict", verdict},
                         {"findings", findings},
                         {"schedules", sweep->schedules},
+                        {"exploration", sweep->exploration},
                         {"notes", sweep->notes},
                         {"coverage",
                          {{"launches", detector.launches()},

@@ -29,9 +29,9 @@ Result<nlohmann::json> run_synccheck(const WorkloadRunner& runner,
   checker.observer = &monitor;
   checker.set_schedule = [&](const WarpSchedule& s) { monitor.set_schedule(s); };
   checker.finding_count = [&] { return monitor.findings().size(); };
+  checker.log = [&]() -> const check::ScheduleLog& { return monitor.schedule_log(); };
   checker.stop_is_a_finding = explained_by_findings;
-  auto sweep =
-      sweep_schedules(runner, workloads, options.schedules, options.seed, checker, progress);
+  auto sweep = sweep_schedules(runner, workloads, options, checker, progress);
   if (!sweep) return make_error(sweep.error().message);
   nlohmann::json findings = nlohmann::json::array();
   for (const check::SyncFinding& f : monitor.findings()) findings.push_back(check::to_json(f));
@@ -46,6 +46,7 @@ Result<nlohmann::json> run_synccheck(const WorkloadRunner& runner,
   return nlohmann::json{{"verdict", verdict},
                         {"findings", findings},
                         {"schedules", sweep->schedules},
+                        {"exploration", sweep->exploration},
                         {"notes", sweep->notes},
                         {"coverage",
                          {{"launches", monitor.launches()},

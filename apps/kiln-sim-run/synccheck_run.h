@@ -11,14 +11,12 @@
 
 #include "kiln/base/result.h"
 #include "kiln/tasks/task.h"
+#include "schedule_sweep.h"
 #include "workload_run.h"
 
 namespace kiln::sim::run {
 
-struct SynccheckOptions {
-  uint32_t schedules = 3;  // in order, reversed, then seeded random ones
-  uint64_t seed = 1;       // the first random schedule's seed (and the inputs' seed)
-};
+using SynccheckOptions = SweepPlan;
 
 // {"verdict", "findings", "schedules", "notes", "coverage", "seconds"}; `progress` receives
 // one line per finished (schedule, workload). An error when the runtime has no observer hook.

@@ -79,6 +79,28 @@ class AsyncProxyTest : public ::testing::Test {
     e.waits = true;
     detector_.sync(e);
   }
+  // TMA transaction bytes of (warp, lane)'s copy at `pc` arriving on the mbarrier at `offset`,
+  // completing phase `phase` - 1; and a wait that saw phase `phase` complete.
+  void complete_tx(uint32_t warp, uint32_t lane, uint32_t offset, uint32_t phase, uint32_t pc = 1) {
+    sim::SyncEvent e;
+    e.kind = SyncKind::MbarrierCompleteTx;
+    e.async = true;
+    e.warp = warp;
+    e.mask = 1u << lane;
+    e.id = offset;
+    e.phase = phase;
+    e.pc = pc;
+    detector_.sync(e);
+  }
+  void wait(uint32_t warp, uint32_t lane, uint32_t offset, uint32_t phase) {
+    sim::SyncEvent e;
+    e.kind = SyncKind::MbarrierWait;
+    e.warp = warp;
+    e.mask = 1u << lane;
+    e.id = offset;
+    e.phase = phase;
+    detector_.sync(e);
+  }
   void barrier() {
     sync(SyncKind::BarrierArrive, 0, ~0u);
     sync(SyncKind::BarrierArrive, 1, ~0u);
@@ -186,17 +208,66 @@ TEST_F(AsyncProxyTest, BulkWaitReadThenBarrierFreesTheSource) {
 }
 
 TEST_F(AsyncProxyTest, TmaWritesNeedNoProxyFenceBeforeWgmmaReadsThem) {
+  sync(SyncKind::MbarrierInit, 0, 1, 200);
   touch(0, 0, AccessKind::Write, 32, ObservedSpace::Shared, true);  // a TMA load
-  sync(SyncKind::AsyncCommit, 0, 1);
-  sync(SyncKind::AsyncWait, 0, 1, 0);
+  complete_tx(0, 0, 200, 1);
+  wait(0, 0, 200, 0);
   wgmma(0, 32);
   EXPECT_TRUE(causes().empty());
+}
+
+// Two TMA loads in flight on different mbarriers: waiting for the second one's phase orders
+// its bytes only, not the first copy's (issued earlier by the same thread).
+TEST_F(AsyncProxyTest, EachTmaLoadInFlightIsCompletedByItsOwnMbarrier) {
+  sync(SyncKind::MbarrierInit, 0, 1, 200);
+  sync(SyncKind::MbarrierInit, 0, 1, 208);
+  touch(0, 0, AccessKind::Write, 32, ObservedSpace::Shared, true);  // stage 0 -> mbarrier 200
+  complete_tx(0, 0, 200, 1);
+  touch(0, 0, AccessKind::Write, 64, ObservedSpace::Shared, true);  // stage 1 -> mbarrier 208
+  complete_tx(0, 0, 208, 1);
+  wait(1, 4, 208, 0);
+  touch(1, 4, AccessKind::Read, 64);
+  EXPECT_TRUE(causes().empty());
+  touch(1, 4, AccessKind::Read, 32);  // stage 0's phase was never waited for
+  EXPECT_EQ(causes(), Causes{"raw:async_proxy"});
+  wait(1, 5, 200, 0);
+  touch(1, 5, AccessKind::Read, 32);  // ordered now: no new occurrence
+  ASSERT_EQ(causes().size(), 1u);
+  EXPECT_EQ(detector_.findings()[0].occurrences, 1u);
+}
+
+// A thread's cp.async group and its TMA store's bulk group complete separately: waiting for
+// the bulk group does not finish the cp.async copy issued before it.
+TEST_F(AsyncProxyTest, BulkWaitDoesNotCompleteAnEarlierCpAsyncGroup) {
+  uint64_t addresses[32] = {96};
+  uint8_t owners[32] = {};
+  sim::AccessEvent copy;  // cp.async: async, not the async proxy
+  copy.space = ObservedSpace::Shared;
+  copy.kind = AccessKind::Write;
+  copy.async = true;
+  copy.mask = 1;
+  copy.bytes = 4;
+  copy.pc = 4;
+  copy.address = addresses;
+  copy.owner = owners;
+  detector_.access(copy);
+  sync(SyncKind::AsyncCommit, 0, 1);
+  touch(0, 0, AccessKind::Read, 128, ObservedSpace::Shared, true);  // a TMA store's source
+  sync(SyncKind::BulkCommit, 0, 1);
+  sync(SyncKind::BulkWait, 0, 1, 0);
+  touch(0, 0, AccessKind::Read, 96);
+  EXPECT_EQ(causes(), Causes{"raw:async_proxy"});
+  sync(SyncKind::AsyncWait, 0, 1, 0);
+  touch(0, 0, AccessKind::Read, 96);  // ordered now: no new occurrence
+  ASSERT_EQ(causes().size(), 1u);
+  EXPECT_EQ(detector_.findings()[0].occurrences, 1u);
 }
 
 TEST_F(AsyncProxyTest, GenericGlobalWriteReadByATmaLoadNeedsAProxyFence) {
   touch(1, 4, AccessKind::Write, 0x7000'0000'0000, ObservedSpace::Global);
   barrier();
   touch(0, 0, AccessKind::Read, 0x7000'0000'0000, ObservedSpace::Global, true);
+  complete_tx(0, 0, 200, 1, /*pc=*/2);  // the load's bytes land
   EXPECT_EQ(causes(), Causes{"raw:missing_proxy_fence"});
 }
 

@@ -81,7 +81,13 @@ std::vector<RaceFinding> run_case(const RaceCase& c) {
       std::memcpy(params.data() + slot.offset, &c.ints[i - buffers.size()], 4);
     }
   }
-  for (const sim::WarpSchedule& s : race_schedules(3, 1)) {
+  // A fix must also stay clean (and finish) under priority schedules: PCT at depths 1 and 2.
+  std::vector<sim::WarpSchedule> schedules = race_schedules(3, 1);
+  if (c.expect.empty()) {
+    for (const sim::WarpSchedule& s : race_schedules(4, 1, sim::WarpOrder::Pct))
+      if (s.order == sim::WarpOrder::Pct) schedules.push_back(s);
+  }
+  for (const sim::WarpSchedule& s : schedules) {
     for (size_t i = 0; i < buffers.size(); ++i) (void)device.fill(buffers[i], 0, c.buffers[i]);
     detector.set_schedule(s);
     sim::LaunchConfig config;
@@ -90,7 +96,7 @@ std::vector<RaceFinding> run_case(const RaceCase& c) {
     auto report = device.launch(*module, c.kernel, config, params);
     EXPECT_TRUE(report.ok()) << report.error().message;
     if (report.ok()) {
-      EXPECT_TRUE(report->ok()) << c.kernel << " under " << schedule_name(s) << ": "
+      EXPECT_TRUE(report->ok()) << c.kernel << " under " << schedule_label(s) << ": "
                                 << report->faults[0].message;
     }
   }

@@ -21,6 +21,11 @@ class DetectorTest : public ::testing::Test {
   DetectorTest() {
     ptx_lines_.assign(16, 7);
     texts_.assign(16, "st.shared.u32");
+    launch();
+  }
+
+  // A fresh launch (of the instructions in texts_, by pc: fences at 0, writes 1, reads 2).
+  void launch() {
     sim::LaunchInfo info;
     info.kernel = "k";
     info.grid = {2, 1, 1};
@@ -177,6 +182,48 @@ TEST_F(DetectorTest, OtherCtasWritingOneWordIsACrossCtaRace) {
   EXPECT_EQ(causes(), Causes{"waw:cross_cta"});
   EXPECT_EQ(detector_.findings()[0].first.block.x, 0u);
   EXPECT_EQ(detector_.findings()[0].second.block.x, 1u);
+}
+
+// The fenced flag of FencedFlagPublishesAcrossClusters, with fences of .cta scope
+// (__threadfence_block): they order the data only within a CTA, so the other CTA's read races.
+TEST_F(DetectorTest, CtaScopedFencesDoNotPublishToAnotherCta) {
+  texts_[0] = "membar.cta;";
+  launch();
+  touch(0, 0, AccessKind::Write, 0x1000, ObservedSpace::Global);
+  sync(SyncKind::Fence, 0, 1);
+  touch(0, 0, AccessKind::Write, 0x2000, ObservedSpace::Global, Ordering::Relaxed);
+  detector_.cluster_begin({{1, 0, 0}});
+  touch(0, 0, AccessKind::Read, 0x2000, ObservedSpace::Global, Ordering::Relaxed);
+  sync(SyncKind::Fence, 0, 1);
+  touch(0, 0, AccessKind::Read, 0x1000, ObservedSpace::Global);
+  EXPECT_EQ(causes(), Causes{"raw:narrow_scope"});
+  EXPECT_NE(detector_.findings()[0].fix.find("__threadfence()"), std::string::npos);
+}
+
+// Within one CTA a .cta release and acquire are enough.
+TEST_F(DetectorTest, CtaScopedReleaseOrdersThreadsOfItsOwnCta) {
+  texts_[1] = "st.release.cta.shared.b32";
+  texts_[2] = "ld.acquire.cta.shared.b32";
+  launch();
+  touch(0, 0, AccessKind::Write, 0x10);
+  touch(0, 0, AccessKind::Write, 0x20, ObservedSpace::Shared, Ordering::Release);
+  touch(1, 0, AccessKind::Read, 0x20, ObservedSpace::Shared, Ordering::Acquire);
+  touch(1, 0, AccessKind::Read, 0x10);
+  EXPECT_TRUE(causes().empty());
+}
+
+// A .gpu release read by an acquire of .cta scope in another CTA does not synchronize either:
+// both sides need a scope that includes the other.
+TEST_F(DetectorTest, CtaScopedAcquireOfAGpuReleaseInAnotherCtaIsNarrow) {
+  texts_[1] = "st.release.gpu.global.b32";
+  texts_[2] = "ld.acquire.cta.global.b32";
+  launch();
+  touch(0, 0, AccessKind::Write, 0x1000, ObservedSpace::Global);
+  touch(0, 0, AccessKind::Write, 0x2000, ObservedSpace::Global, Ordering::Release);
+  detector_.cluster_begin({{1, 0, 0}});
+  touch(0, 0, AccessKind::Read, 0x2000, ObservedSpace::Global, Ordering::Acquire);
+  touch(0, 0, AccessKind::Read, 0x1000, ObservedSpace::Global);
+  EXPECT_EQ(causes(), Causes{"raw:narrow_scope"});
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ void gemm(const std::string& entry, const std::vector<std::string>& parts, uint3
   if (pairs_flag) args.push_back(1);
   if (!z.run(entry, parts, grid, block, args, smem)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
-  EXPECT_EQ(z.detector.launches(), 3u);
+  EXPECT_EQ(z.detector.launches(), kZooSchedules);
 }
 
 TEST(RaceZoo, GemmNaiveIsClean) {
@@ -66,7 +66,7 @@ TEST(RaceZoo, AttentionHopperWgmmaIsClean) {
     GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
   }
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
-  EXPECT_EQ(z.detector.launches(), 3u);
+  EXPECT_EQ(z.detector.launches(), kZooSchedules);
 }
 
 TEST(RaceZoo, ReduceWarpShuffleIsClean) {

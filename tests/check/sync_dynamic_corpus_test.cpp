@@ -3,6 +3,7 @@
 // (it may stop with a fault, e.g. a deadlock), its fix must run cleanly and report nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -23,7 +24,15 @@ struct SyncCase {
   std::vector<uint32_t> buffers;
   std::vector<int32_t> ints;
   std::vector<std::string> expect;  // finding kinds
+  // The schedules it needs: the default three, or (manifest "explore") in order, reversed and
+  // `schedules - 2` of that kind.
+  sim::WarpOrder explore = sim::WarpOrder::Random;
+  uint32_t schedules = 3;
 };
+
+std::vector<sim::WarpSchedule> plan(const SyncCase& c) {
+  return race_schedules(c.schedules, 1, c.explore);
+}
 
 void PrintTo(const SyncCase& c, std::ostream* os) { *os << c.kernel; }
 
@@ -45,13 +54,26 @@ std::vector<SyncCase> corpus() {
     c.buffers = j.at("buffers").get<std::vector<uint32_t>>();
     c.ints = j.value("ints", std::vector<int32_t>{});
     for (const nlohmann::json& e : j.at("expect")) c.expect.push_back(e.at("kind"));
+    if (j.contains("explore")) {
+      EXPECT_TRUE(parse_exploration(j.at("explore").get<std::string>(), &c.explore));
+      c.schedules = j.at("schedules").get<uint32_t>();
+    }
     cases.push_back(std::move(c));
   }
   return cases;
 }
 
-// Runs `c` under every default schedule; the findings of all of them.
-std::vector<SyncFinding> run_case(const SyncCase& c) {
+// Runs `c` under `schedules` (default: the case's own); the findings of all of them.
+std::vector<SyncFinding> run_case(const SyncCase& c,
+                                  std::vector<sim::WarpSchedule> schedules = {}) {
+  if (schedules.empty()) {
+    schedules = plan(c);
+    // A fix must also stay clean (and finish) under PCT at depths 1 and 2.
+    if (c.expect.empty() && c.explore == sim::WarpOrder::Random) {
+      for (const sim::WarpSchedule& s : race_schedules(4, 1, sim::WarpOrder::Pct))
+        if (s.order == sim::WarpOrder::Pct) schedules.push_back(s);
+    }
+  }
   SyncMonitor monitor;
   sim::SimulatorOptions options;
   options.observer = &monitor;
@@ -78,7 +100,7 @@ std::vector<SyncFinding> run_case(const SyncCase& c) {
       std::memcpy(params.data() + slot.offset, &c.ints[i - buffers.size()], 4);
     }
   }
-  for (const sim::WarpSchedule& s : race_schedules(3, 1)) {
+  for (const sim::WarpSchedule& s : schedules) {
     for (size_t i = 0; i < buffers.size(); ++i) (void)device.fill(buffers[i], 0, c.buffers[i]);
     monitor.set_schedule(s);
     sim::LaunchConfig config;
@@ -87,7 +109,7 @@ std::vector<SyncFinding> run_case(const SyncCase& c) {
     auto report = device.launch(*module, c.kernel, config, params);
     EXPECT_TRUE(report.ok()) << report.error().message;
     if (report.ok() && c.expect.empty()) {
-      EXPECT_TRUE(report->ok()) << c.kernel << " under " << schedule_name(s) << ": "
+      EXPECT_TRUE(report->ok()) << c.kernel << " under " << schedule_label(s) << ": "
                                 << report->faults[0].message;
     }
   }
@@ -177,6 +199,53 @@ TEST(SyncDynamicCorpus, PhaseOverrunNamesTheWaitAndTheOverrunningProducer) {
     FAIL() << "no phase_overrun:" << describe(findings);
   }
   FAIL() << "tma_pipeline_bug is missing from the manifest";
+}
+
+const SyncCase* find_case(const std::vector<SyncCase>& cases, const std::string& kernel) {
+  for (const SyncCase& c : cases)
+    if (c.kernel == kernel) return &c;
+  return nullptr;
+}
+
+bool has_kind(const std::vector<SyncFinding>& findings, const std::string& kind) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [&](const SyncFinding& f) { return f.kind == kind; });
+}
+
+// An epilogue warp without back-pressure is overrun only when it is delayed for two batches
+// while the producer and the other consumer run ahead: the in-order, reversed and random
+// schedules (the default seed and seven more) never do that, PCT and the exhaustive priority
+// orders do, and the finding's schedule and seed replay it alone.
+TEST(SyncDynamicCorpus, BatchOverrunIsFoundOnlyBySystematicExploration) {
+  const std::vector<SyncCase> cases = corpus();
+  const SyncCase* bug = find_case(cases, "batch_overrun_bug");
+  const SyncCase* fixed = find_case(cases, "batch_overrun_fixed");
+  ASSERT_NE(bug, nullptr);
+  ASSERT_NE(fixed, nullptr);
+  const std::vector<SyncFinding> random = run_case(*bug, race_schedules(10, 1));
+  EXPECT_FALSE(has_kind(random, "phase_overrun")) << describe(random);
+
+  const std::vector<SyncFinding> pct = run_case(*bug, race_schedules(10, 1, sim::WarpOrder::Pct));
+  ASSERT_TRUE(has_kind(pct, "phase_overrun")) << describe(pct);
+  const SyncFinding& found = pct.front();
+  EXPECT_EQ(found.schedule, "pct");
+  sim::WarpSchedule replay;
+  ASSERT_TRUE(parse_schedule_label(found.schedules.front(), &replay)) << found.schedules.front();
+  EXPECT_NE(found.site.instruction.find("mbarrier.try_wait"), std::string::npos);
+  EXPECT_GE(found.site.thread.x, 64u);  // warp 2, the delayed waiter
+  EXPECT_EQ(replay.seed, found.seed);
+  EXPECT_TRUE(has_kind(run_case(*bug, {replay}), "phase_overrun"))
+      << found.schedules.front() << " does not replay it";
+
+  // Three warps have six priority orders; some of them delay warp 2.
+  const std::vector<SyncFinding> all =
+      run_case(*bug, race_schedules(8, 1, sim::WarpOrder::Exhaustive));
+  EXPECT_TRUE(has_kind(all, "phase_overrun")) << describe(all);
+
+  for (sim::WarpOrder explore : {sim::WarpOrder::Pct, sim::WarpOrder::Exhaustive}) {
+    const std::vector<SyncFinding> clean = run_case(*fixed, race_schedules(10, 1, explore));
+    EXPECT_TRUE(clean.empty()) << describe(clean);
+  }
 }
 
 TEST(SyncDynamicCorpus, DeadlockSaysWhereEveryWarpWaits) {

@@ -18,6 +18,9 @@
 
 namespace kiln::check {
 
+// Launches per zoo kernel: the three default schedules and two PCT ones.
+inline constexpr uint32_t kZooSchedules = 5;
+
 inline std::string finding_text(const RaceFinding& f) { return f.message; }
 inline std::string finding_text(const SyncFinding& f) { return f.kind + ": " + f.message; }
 
@@ -78,7 +81,8 @@ struct ZooLaunch {
     return a;
   }
 
-  // Runs `parts` of zoo entry `entry` under every default schedule, its parameters packed
+  // Runs `parts` of zoo entry `entry` under every default schedule and two PCT ones, its
+  // parameters packed
   // from `args` (64 bits each, at the kernel's offsets and sizes) or, for a parameter of 128
   // bytes, from `maps`; false without the PTX.
   bool run(const std::string& entry, const std::vector<std::string>& parts, sim::Dim3 grid,
@@ -101,7 +105,12 @@ struct ZooLaunch {
         std::memcpy(params.data() + slot.offset, &args[next_arg++], slot.size);
       }
     }
-    for (const sim::WarpSchedule& s : race_schedules(3, 1)) {
+    // The default schedules, then PCT at depths 1 and 2 (priority schedules must not invent
+    // findings either).
+    std::vector<sim::WarpSchedule> schedules = race_schedules(kZooSchedules - 2, 1);
+    for (const sim::WarpSchedule& s : race_schedules(4, 1, sim::WarpOrder::Pct))
+      if (s.order == sim::WarpOrder::Pct) schedules.push_back(s);
+    for (const sim::WarpSchedule& s : schedules) {
       detector.set_schedule(s);
       sim::LaunchConfig config;
       config.grid = grid;
@@ -109,7 +118,7 @@ struct ZooLaunch {
       config.dynamic_shared_bytes = smem;
       auto report = device.launch(*module, kernel, config, params);
       EXPECT_TRUE(report.ok() && report->ok())
-          << entry << " under " << schedule_name(s) << ": "
+          << entry << " under " << schedule_label(s) << ": "
           << (!report.ok()             ? report.error().message
               : report->faults.empty() ? std::string()
                                        : report->faults.front().message);

@@ -121,6 +121,24 @@ TEST_F(RacecheckSimTest, AMissingBarrierIsARaceWithItsCuLine) {
   EXPECT_NE(result.text.find("shared memory"), std::string::npos) << result.text;
 }
 
+TEST_F(RacecheckSimTest, PctExplorationSaysWhatRanAndWhichScheduleFoundWhat) {
+  auto result = call_tool("racecheck", {{"source", starter_without_its_second_barrier()},
+                                        {"engine", "sim"},
+                                        {"schedules", 3},
+                                        {"explore", "pct"},
+                                        {"depth", 2},
+                                        {"workloads", {"64x64x64"}}});
+  ASSERT_FALSE(result.is_error) << result.text;
+  EXPECT_EQ(result.structured["verdict"], "findings") << result.text;
+  const json& exploration = result.structured["exploration"];
+  EXPECT_EQ(exploration["kind"], "pct") << exploration.dump(1);
+  EXPECT_EQ(exploration["ran"], 1);
+  EXPECT_EQ(exploration["depth"], 2);
+  ASSERT_FALSE(exploration["found"].empty()) << exploration.dump(1);
+  EXPECT_EQ(exploration["found"][0]["schedule"], "in_order");  // the first to find it
+  EXPECT_NE(result.text.find("pct:1:d1"), std::string::npos) << result.text;  // saw it too
+}
+
 TEST_F(RacecheckSimTest, AnUnknownWorkloadIsRefusedWithTheEngineNamed) {
   auto result = call_tool(
       "racecheck", {{"source", starter_source()}, {"engine", "sim"}, {"workloads", {"1x1x1"}}});

@@ -98,6 +98,7 @@ json check_report_schema() {
                 {"runner", {{"type", "string"}}},
                 {"schedules", {{"type", "integer"}}},
                 {"seed", {{"type", "integer"}}},
+                {"exploration", {{"type", "object"}}},
                 {"coverage", {{"type", "object"}}}}},
               {"required", {"engine"}}};
 }

@@ -34,8 +34,8 @@ check::Finding race_finding(const json& race,
   const std::string cause = race.value("cause", "unordered");
   f.kind = cause == "async_proxy" || cause == "missing_proxy_fence"
                ? check::FindingKind::AsyncProxyRace
-           : cause == "missing_fence" ? check::FindingKind::MissingFence
-                                      : check::FindingKind::DataRace;
+           : cause == "missing_fence" || cause == "narrow_scope" ? check::FindingKind::MissingFence
+                                                                 : check::FindingKind::DataRace;
   f.cause = cause;
   f.severity = check::Severity::Error;
   f.function = race.value("kernel", "");
@@ -92,12 +92,14 @@ mcp::ToolResult run_sim_racecheck(const SimulateToolConfig& config, const tasks:
   CheckOutputOptions output;
   output.tool = "racecheck";
   output.engine = "sim";
-  output.where =
-      "the simulator, " + std::to_string(schedules) + " schedule(s), seed " + std::to_string(seed);
+  output.where = "the simulator, " + std::to_string(schedules) + " schedule(s), seed " +
+                 std::to_string(seed) +
+                 (run.explore == "random" ? std::string() : ", explore " + run.explore);
   output.limit = arguments.value("limit", size_t{20});
   output.offset = arguments.value("offset", size_t{0});
   output.extra = {{"schedules", report.value("schedules", json::array()).size()},
                   {"seed", seed},
+                  {"exploration", exploration_summary(report)},
                   {"coverage", report.value("coverage", json::object())}};
   return check_report_result(checked, output);
 }

@@ -15,7 +15,7 @@
 namespace kiln::tools {
 
 inline constexpr int kDefaultRaceSchedules = 3;
-inline constexpr int kMaxRaceSchedules = 16;
+inline constexpr int kMaxRaceSchedules = 64;  // exhaustive: 4 warps have 24 orders
 
 // One of kiln-sim-run's race findings as a check Finding; `shorten` maps the temporary source
 // path back to the name the agent used.

@@ -7,6 +7,7 @@
 #include "kiln/tools/tool_factories.h"
 #include "race_sim_engine.h"
 #include "sanitize_engine.h"
+#include "sim_checker_run.h"
 
 namespace kiln::tools {
 
@@ -15,32 +16,16 @@ using json = nlohmann::json;
 namespace {
 
 json sim_properties() {
-  return {{"engine",
-           {{"type", "string"},
-            {"enum", {"sim", "gpu"}},
-            {"description",
-             "\"sim\": the simulator's race detector on this CPU (shared and global memory, "
-             "warp races, async copies, missing fences; several schedules); \"gpu\": "
-             "compute-sanitizer racecheck on a runner (shared memory, one schedule). Default: "
-             "gpu when a GPU runner is configured, else sim"}}},
-          {"schedules",
-           {{"type", "integer"},
-            {"minimum", 1},
-            {"maximum", kMaxRaceSchedules},
-            {"description", "sim: warp schedules to run (default 3: in order, reversed, random)"}}},
-          {"seed",
-           {{"type", "integer"},
-            {"minimum", 0},
-            {"description", "sim: seeds the inputs and the first random schedule (default 1)"}}},
-          {"workloads",
-           {{"type", "array"},
-            {"items", {{"type", "string"}}},
-            {"description", "sim: names from the task's sim_workloads (default: all)"}}},
-          {"time_limit_s",
-           {{"type", "number"},
-            {"exclusiveMinimum", 0},
-            {"maximum", 3600},
-            {"description", "sim: wall-time limit per schedule (default 120)"}}}};
+  json properties = sim_checker_properties(kMaxRaceSchedules);
+  properties["engine"] = {
+      {"type", "string"},
+      {"enum", {"sim", "gpu"}},
+      {"description",
+       "\"sim\": the simulator's race detector on this CPU (shared and global memory, "
+       "warp races, async copies, missing fences; several schedules); \"gpu\": "
+       "compute-sanitizer racecheck on a runner (shared memory, one schedule). Default: "
+       "gpu when a GPU runner is configured, else sim"}};
+  return properties;
 }
 
 }  // namespace

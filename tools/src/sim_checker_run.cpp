@@ -71,6 +71,66 @@ std::optional<SimCheckerRun> refusal_for_exit(const SimRun& run, const SimulateT
 
 }  // namespace
 
+json sim_checker_properties(int max_schedules) {
+  return {
+      {"schedules",
+       {{"type", "integer"},
+        {"minimum", 1},
+        {"maximum", max_schedules},
+        {"description",
+         "sim: warp schedules to run (default 3): in order, reversed, then ones of the "
+         "`explore` kind; with explore \"exhaustive\", the most to try"}}},
+      {"explore",
+       {{"type", "string"},
+        {"enum", {"random", "pct", "exhaustive"}},
+        {"description",
+         "sim: what the schedules after the first two are. random (default): rounds of warps "
+         "in random order with random slices. pct: one synchronization step at a time by "
+         "random warp priorities with depth-1 change points (finds orderings random rounds "
+         "miss, such as a warp delayed while others run ahead: reused mbarrier phases); "
+         "exhaustive: every priority order of a cluster's warps (small CTAs: 4 warps are 24 "
+         "orders), until they run out or `schedules` is reached"}}},
+      {"depth",
+       {{"type", "integer"},
+        {"minimum", 1},
+        {"maximum", 16},
+        {"description",
+         "sim, explore pct: the deepest bug aimed at (default 3; the schedules cycle through "
+         "depths 1..depth)"}}},
+      {"replay",
+       {{"type", "string"},
+        {"pattern", "^(in_order|reversed|random:[0-9]+|pct:[0-9]+:d[0-9]+|exhaustive:[0-9]+)$"},
+        {"description",
+         "sim: run only the schedule a finding names (e.g. \"pct:7:d2\"), with the same "
+         "seed for the same inputs"}}},
+      {"seed",
+       {{"type", "integer"},
+        {"minimum", 0},
+        {"description", "sim: seeds the inputs and the first random or pct schedule (default 1)"}}},
+      {"workloads",
+       {{"type", "array"},
+        {"items", {{"type", "string"}}},
+        {"description", "sim: names from the task's sim_workloads (default: all)"}}},
+      {"time_limit_s",
+       {{"type", "number"},
+        {"exclusiveMinimum", 0},
+        {"maximum", 3600},
+        {"description", "sim: wall-time limit per schedule (default 120)"}}}};
+}
+
+json exploration_summary(const json& report) {
+  json out = report.value("exploration", json::object());
+  json found = json::array();
+  for (const json& s : report.value("schedules", json::array())) {
+    const size_t n = s.value("new_findings", json::array()).size();
+    if (n == 0) continue;
+    const std::string label = s.value("label", s.value("schedule", ""));
+    found.push_back({{"schedule", label}, {"findings", n}});
+  }
+  out["found"] = found;
+  return out;
+}
+
 void set_source_location(const std::string& text, check::Finding* finding) {
   const size_t last = text.rfind(':');
   if (last == std::string::npos || last == 0) return;
@@ -94,6 +154,9 @@ SimCheckerRun run_sim_checker(const SimulateToolConfig& config, const tasks::Tas
                   "arguments", "", checker.no_sim_engine);
   const int schedules = arguments.value("schedules", checker.default_schedules);
   const uint64_t seed = arguments.value("seed", uint64_t{1});
+  const std::string explore = arguments.value("explore", std::string("random"));
+  const int depth = arguments.value("depth", 3);
+  const std::string replay = arguments.value("replay", std::string());
   const double time_limit = arguments.value("time_limit_s", kDefaultTimeLimitSeconds);
   const auto workloads = arguments.value("workloads", std::vector<std::string>());
   for (const std::string& name : workloads)
@@ -129,11 +192,16 @@ SimCheckerRun run_sim_checker(const SimulateToolConfig& config, const tasks::Tas
                                    std::to_string(schedules),
                                    "--seed",
                                    std::to_string(seed),
+                                   "--explore",
+                                   explore,
+                                   "--depth",
+                                   std::to_string(depth),
                                    "--time-limit",
                                    std::to_string(time_limit),
                                    "--progress"};
+  if (!replay.empty()) argv.insert(argv.end(), {"--replay", replay});
   for (const std::string& workload : workloads) argv.insert(argv.end(), {"--workload", workload});
-  const size_t runs = static_cast<size_t>(schedules) *
+  const size_t runs = static_cast<size_t>(replay.empty() ? schedules : 1) *
                       (workloads.empty() ? task.sim_workloads.size() : workloads.size());
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
@@ -183,6 +251,7 @@ SimCheckerRun run_sim_checker(const SimulateToolConfig& config, const tasks::Tas
   out.shorten = std::move(shorten);
   out.schedules = schedules;
   out.seed = seed;
+  out.explore = explore;
   return out;
 }
 

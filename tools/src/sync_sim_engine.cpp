@@ -98,6 +98,7 @@ SimSyncRun run_sim_synccheck(const SimulateToolConfig& config, const tasks::Task
   out.schedules = schedules;
   out.extra = {{"schedules", report.value("schedules", json::array()).size()},
                {"seed", seed},
+               {"exploration", exploration_summary(report)},
                {"coverage", coverage}};
   return out;
 }

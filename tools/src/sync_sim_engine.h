@@ -21,7 +21,7 @@
 namespace kiln::tools {
 
 inline constexpr int kDefaultSyncSchedules = 3;
-inline constexpr int kMaxSyncSchedules = 16;
+inline constexpr int kMaxSyncSchedules = 64;
 
 // One kiln-sim-run synccheck finding as a check Finding (its FindingKind, the dynamic kind as
 // `cause`); `shorten` maps temporary paths back to the agent's names.

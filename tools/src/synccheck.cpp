@@ -10,6 +10,7 @@
 #include "kiln/ptx/parser.h"
 #include "kiln/tools/tool_factories.h"
 #include "sanitize_engine.h"
+#include "sim_checker_run.h"
 #include "sync_sim_engine.h"
 
 namespace kiln::tools {
@@ -162,33 +163,17 @@ mcp::ToolResult run_dynamic(CandidateCompiler& compiler, GpuJobs& jobs,
 }
 
 json engine_properties() {
-  return {{"engine",
-           {{"type", "string"},
-            {"enum", {"static", "sim", "static+sim", "gpu"}},
-            {"description",
-             "static (default: the PTX for every thread, about a second), sim (the task's sim "
-             "workloads under the simulator's checker on this CPU: mbarrier phase overrun, "
-             "over-arrival, expect_tx bytes, init/inval in use, barrier divergence at run time, "
-             "deadlocks), static+sim (both in one result, each finding with its engine), or gpu "
-             "(compute-sanitizer on a runner)"}}},
-          {"schedules",
-           {{"type", "integer"},
-            {"minimum", 1},
-            {"maximum", kMaxSyncSchedules},
-            {"description", "sim: warp schedules to run (default 3: in order, reversed, random)"}}},
-          {"seed",
-           {{"type", "integer"},
-            {"minimum", 0},
-            {"description", "sim: seeds the inputs and the first random schedule (default 1)"}}},
-          {"workloads",
-           {{"type", "array"},
-            {"items", {{"type", "string"}}},
-            {"description", "sim: names from the task's sim_workloads (default: all)"}}},
-          {"time_limit_s",
-           {{"type", "number"},
-            {"exclusiveMinimum", 0},
-            {"maximum", 3600},
-            {"description", "sim: wall-time limit per schedule (default 120)"}}}};
+  json properties = sim_checker_properties(kMaxSyncSchedules);
+  properties["engine"] = {
+      {"type", "string"},
+      {"enum", {"static", "sim", "static+sim", "gpu"}},
+      {"description",
+       "static (default: the PTX for every thread, about a second), sim (the task's sim "
+       "workloads under the simulator's checker on this CPU: mbarrier phase overrun, "
+       "over-arrival, expect_tx bytes, init/inval in use, barrier divergence at run time, "
+       "deadlocks), static+sim (both in one result, each finding with its engine), or gpu "
+       "(compute-sanitizer on a runner)"}};
+  return properties;
 }
 
 // The check report schema, with what synccheck adds to each finding.

@@ -125,6 +125,9 @@ void RaceDetector::Impl::strong_access(const sim::AccessEvent& e, uint32_t lane,
   Ordering o = e.ordering;
   if (o == Ordering::Relaxed) t.strong = true;
   bool reads = e.kind != AccessKind::Write, writes = e.kind != AccessKind::Read;
+  const race::Scope scope = scope_at(e.pc);
+  // Through a fence, a relaxed access synchronizes at the narrower of the two scopes.
+  const race::Scope sync_scope = o != Ordering::Relaxed ? scope : std::min(scope, t.fence_scope);
   // A fence before a relaxed read-modify-write makes it acquire as well as release: the
   // classic "fence, atomicAdd a ticket, the last block reads everyone's results" pattern.
   bool acquire = o == Ordering::Acquire || o == Ordering::AcqRel ||
@@ -134,62 +137,117 @@ void RaceDetector::Impl::strong_access(const sim::AccessEvent& e, uint32_t lane,
   if (reads) {
     if (acquire) {
       auto it = locations.find(key);
-      if (it != locations.end()) it->second.acquire_into(t.clock, cluster);
-    } else if (o == Ordering::Relaxed && (t.pending.empty() || t.pending.back() != key) &&
+      if (it != locations.end() &&
+          !it->second.acquire_into(t.clock, cluster, site_of(index), sync_scope))
+        t.narrowed = true;
+    } else if (o == Ordering::Relaxed && (t.pending.empty() || t.pending.back().key != key) &&
                t.pending.size() < 64) {
-      t.pending.push_back(key);
+      t.pending.push_back({key, scope});
     }
   }
   if (writes && release) {
-    locations[key].release(t.clock, cluster);
+    locations[key].release(t.clock, cluster, site_of(index), sync_scope);
     ++t.clock.local[index];
   }
 }
 
+uint32_t RaceDetector::Impl::channel(uint32_t index, race::Completion completion,
+                                     uint64_t mbarrier) {
+  const uint64_t key = static_cast<uint64_t>(index) << 42 |
+                       static_cast<uint64_t>(completion) << 40 | (mbarrier & ((1ull << 40) - 1));
+  auto it = channels.find(key);
+  if (it != channels.end()) return it->second;
+  if (channel_owner.size() >= kChannels) return threads + index;  // out of channels
+  const uint32_t slot = pool_base + static_cast<uint32_t>(channel_owner.size());
+  channel_owner.push_back(index);
+  channel_clock.push_back(1);
+  channels.emplace(key, slot);
+  return slot;
+}
+
+uint32_t& RaceDetector::Impl::async_epoch(uint32_t slot, race::ThreadState& t) {
+  uint32_t& epoch = slot >= pool_base ? channel_clock[slot - pool_base] : t.async_clock;
+  // Past what the thread already waited for.
+  epoch = std::max(epoch, t.clock.get(slot) + 1);
+  return epoch;
+}
+
+void RaceDetector::Impl::run_deferred(uint32_t index, race::Completion completion,
+                                      uint64_t mbarrier) {
+  size_t kept = 0;
+  for (size_t i = 0; i < deferred.size(); ++i) {
+    race::DeferredAccess& d = deferred[i];
+    const uint32_t thread = thread_index(d.event.cta, d.event.warp, d.lane);
+    if (index != UINT32_MAX && thread != index) {
+      deferred[kept++] = d;
+      continue;
+    }
+    if (thread >= threads) continue;
+    const uint32_t slot = channel(thread, completion, mbarrier);
+    access_lane(d.event, d.lane, d.address, d.owner, slot);
+    race::ThreadState& t = thread_state[thread];
+    t.tma_slot = slot;
+    t.tma_epoch = async_epoch(slot, t);
+    t.tma_pc = d.event.pc;
+  }
+  deferred.resize(kept);
+}
+
+void RaceDetector::Impl::access_lane(const sim::AccessEvent& e, uint32_t lane, uint64_t address,
+                                     uint8_t owner, uint32_t async_slot) {
+  uint32_t index = thread_index(e.cta, e.warp, lane);
+  if (index >= threads) return;
+  bool is_shared = e.space == sim::ObservedSpace::Shared;
+  bool strong = e.kind == AccessKind::Atomic || e.ordering != Ordering::Weak;
+  race::ThreadState& t = thread_state[index];
+  Access now;
+  now.pc = e.pc;
+  now.flags = static_cast<uint8_t>((strong ? race::kStrong : 0) | (e.async ? race::kAsync : 0) |
+                                   (e.kind == AccessKind::Atomic ? race::kAtomic : 0) |
+                                   (e.async && e.proxy ? race::kProxy : 0));
+  if (e.async) {
+    // The copy runs beside the thread: an epoch of its async slot (or channel) that the
+    // thread has not yet waited for.
+    now.epoch = {base + async_slot, async_epoch(async_slot, t)};
+  } else {
+    now.epoch = {base + index, t.clock.local[index]};
+  }
+  if (is_shared) {
+    Cell* cells = shared.cells(owner, address, e.bytes);
+    if (cells != nullptr) check_bytes(cells, e.bytes, now, t.clock, e.kind, true, address);
+  } else {
+    for (uint32_t done = 0; done < e.bytes;) {
+      // Cells of one shadow page at a time.
+      uint64_t at = address + done;
+      uint32_t in_page = static_cast<uint32_t>(std::min<uint64_t>(
+          e.bytes - done, race::GlobalShadow::kPage - at % race::GlobalShadow::kPage));
+      check_bytes(global.cell(at), in_page, now, t.clock, e.kind, false, at);
+      done += in_page;
+    }
+  }
+  if (strong && !e.async) strong_access(e, lane, index);
+}
+
 void RaceDetector::Impl::access(const sim::AccessEvent& e) {
   if (e.wgmma) {
+    if (!deferred.empty()) run_deferred(UINT32_MAX, race::Completion::Bulk, 0);
     wgmma_access(e);
     return;
   }
-  bool is_shared = e.space == sim::ObservedSpace::Shared;
-  bool strong = e.kind == AccessKind::Atomic || e.ordering != Ordering::Weak;
-  uint8_t flags = static_cast<uint8_t>((strong ? race::kStrong : 0) | (e.async ? race::kAsync : 0) |
-                                       (e.kind == AccessKind::Atomic ? race::kAtomic : 0) |
-                                       (e.async && e.proxy ? race::kProxy : 0));
+  const bool tma = e.async && e.proxy;
+  if (!tma && !deferred.empty()) run_deferred(UINT32_MAX, race::Completion::Bulk, 0);
   for (uint32_t m = e.mask; m != 0; m &= m - 1) {
     uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
-    uint32_t index = thread_index(e.cta, e.warp, lane);
-    if (index >= threads) continue;
-    race::ThreadState& t = thread_state[index];
-    Access now;
-    now.pc = e.pc;
-    now.flags = flags;
-    if (e.async) {
-      // The copy runs beside the thread: an epoch of the thread's async slot that the thread
-      // has not yet waited for.
-      uint32_t slot = threads + index;
-      t.async_clock = std::max(t.async_clock, t.clock.get(slot) + 1);
-      now.epoch = {base + slot, t.async_clock};
-    } else {
-      now.epoch = {base + index, t.clock.local[index]};
+    uint8_t owner = e.owner != nullptr ? e.owner[lane] : 0;
+    if (tma) {
+      // Which slot it takes depends on what completes it, which the next event says.
+      race::DeferredAccess d{e, lane, e.address[lane], owner};
+      d.event.address = nullptr;
+      d.event.owner = nullptr;
+      deferred.push_back(d);
+      continue;
     }
-    uint64_t address = e.address[lane];
-    if (is_shared) {
-      Cell* cells = shared.cells(e.owner[lane], address, e.bytes);
-      if (cells != nullptr) {
-        check_bytes(cells, e.bytes, now, t.clock, e.kind, true, address);
-      }
-    } else {
-      for (uint32_t done = 0; done < e.bytes;) {
-        // Cells of one shadow page at a time.
-        uint64_t at = address + done;
-        uint32_t in_page = static_cast<uint32_t>(std::min<uint64_t>(
-            e.bytes - done, race::GlobalShadow::kPage - at % race::GlobalShadow::kPage));
-        check_bytes(global.cell(at), in_page, now, t.clock, e.kind, false, at);
-        done += in_page;
-      }
-    }
-    if (strong && !e.async) strong_access(e, lane, index);
+    access_lane(e, lane, e.address[lane], owner, threads + thread_index(e.cta, e.warp, lane));
   }
 }
 

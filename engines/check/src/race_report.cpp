@@ -23,10 +23,6 @@ const char* access_name(const Access& a, bool write) {
   return write ? "write" : "read";
 }
 
-std::string schedule_label(const sim::WarpSchedule& s) {
-  return s.order == sim::WarpOrder::Random ? "random:" + std::to_string(s.seed) : schedule_name(s);
-}
-
 std::string hex(uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
@@ -60,6 +56,13 @@ std::string fix_for(const std::string& cause, bool shared, Hazard h, uint32_t be
                : "wait for the copy before reading it: cp.async.wait_group/wait_all (or the "
                  "mbarrier phase a TMA copy completes), then a barrier when other threads read "
                  "the data";
+  }
+  if (cause == "narrow_scope") {
+    return "the flag is published or read with a scope that does not include the other CTA: "
+           "use __threadfence() (fence.acq_rel.gpu) instead of __threadfence_block(), atomics "
+           "without the _block suffix (atom/red .gpu, not .cta), and st.release.gpu / "
+           "ld.acquire.gpu (.sys across devices); .cta orders only threads of one CTA, .cluster "
+           "those of one cluster";
   }
   if (cause == "missing_fence") {
     return "publish with a fence: write the data, __threadfence() (or st.release), then set the "
@@ -120,8 +123,14 @@ void RaceDetector::Impl::report(const RawRace& r) {
       unfenced = unfenced || (before_thread.strong && !before_thread.fenced);
     }
   }
+  // The reader acquired through a flag but left a release out because a scope (a .cta fence
+  // or atomic publishing to another CTA) was too narrow.
+  const bool narrow = !async && other_cta &&
+                      ((r.before.flags | r.after.flags) & race::kStrong) == 0 &&
+                      thread_state[after_index].narrowed;
   const char* cause = r.cause != nullptr                      ? r.cause
                       : async                                 ? "async_proxy"
+                      : narrow                                ? "narrow_scope"
                       : unfenced                              ? "missing_fence"
                       : other_cta                             ? "cross_cta"
                       : before_index / 32 == after_index / 32 ? "warp_race"
@@ -157,7 +166,7 @@ void RaceDetector::Impl::report(const RawRace& r) {
   f.second = describe(r.after);
   f.second.access = access_name(r.after, r.hazard != Hazard::Raw);
   f.schedule = schedule_name(schedule);
-  f.seed = schedule.order == sim::WarpOrder::Random ? schedule.seed : 0;
+  f.seed = schedule_seed(schedule);
   f.occurrences = 1;
   f.schedules.push_back(schedule_label(schedule));
   f.message = std::string(f.kind == "raw"   ? "read after write"
@@ -216,32 +225,6 @@ void RaceDetector::Impl::merge_by_source() {
   keys = std::move(merged_keys);
 }
 
-std::vector<sim::WarpSchedule> race_schedules(uint32_t count, uint64_t seed) {
-  std::vector<sim::WarpSchedule> out;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (i == 0) {
-      out.push_back({sim::WarpOrder::InOrder, 0});
-    } else if (i == 1) {
-      out.push_back({sim::WarpOrder::Reversed, 0});
-    } else {
-      out.push_back({sim::WarpOrder::Random, seed + i - 2});
-    }
-  }
-  return out;
-}
-
-std::string schedule_name(const sim::WarpSchedule& s) {
-  switch (s.order) {
-    case sim::WarpOrder::InOrder:
-      return "in_order";
-    case sim::WarpOrder::Reversed:
-      return "reversed";
-    case sim::WarpOrder::Random:
-      return "random";
-  }
-  return "in_order";
-}
-
 nlohmann::json to_json(const RaceFinding& f) {
   auto side = [](const RaceAccess& a) {
     return nlohmann::json{{"block", {a.block.x, a.block.y, a.block.z}},
@@ -273,22 +256,35 @@ RaceDetector::RaceDetector(uint32_t max_findings) : impl_(std::make_unique<Impl>
 }
 RaceDetector::~RaceDetector() = default;
 
-void RaceDetector::set_schedule(const sim::WarpSchedule& s) { impl_->schedule = s; }
+void RaceDetector::set_schedule(const sim::WarpSchedule& s) {
+  impl_->schedule = s;
+  impl_->log.set_schedule(s);
+}
 const std::vector<RaceFinding>& RaceDetector::findings() const { return impl_->findings; }
 uint64_t RaceDetector::evicted_reads() const { return impl_->evicted; }
 uint64_t RaceDetector::dropped_findings() const { return impl_->dropped; }
 uint64_t RaceDetector::launches() const { return impl_->launches; }
 sim::WarpSchedule RaceDetector::schedule() const { return impl_->schedule; }
+void RaceDetector::cluster_schedule(const sim::ClusterSchedule& c) {
+  impl_->log.cluster_schedule(c);
+}
+const ScheduleLog& RaceDetector::schedule_log() const { return impl_->log; }
 
 void RaceDetector::launch_begin(const sim::LaunchInfo& info) {
   Impl& d = *impl_;
   ++d.launches;
   d.info = info;
+  d.scopes.clear();
+  if (info.texts != nullptr) {
+    d.scopes.reserve(info.texts->size());
+    for (const std::string& text : *info.texts) d.scopes.push_back(race::scope_of(text));
+  }
   d.cta_threads = info.threads_per_cta;
   d.cluster_size = info.cluster.x * info.cluster.y * info.cluster.z;
   d.threads = d.cta_threads * d.cluster_size;
   d.cta_warps = (d.cta_threads + 31) / 32;
-  d.slots = 2 * d.threads + d.cta_warps * d.cluster_size;
+  d.pool_base = 2 * d.threads + d.cta_warps * d.cluster_size;
+  d.slots = d.pool_base + Impl::kChannels;
   d.clusters.clear();
   d.unfenced_cluster.clear();
   d.locations.clear();
@@ -302,6 +298,7 @@ void RaceDetector::sync(const sim::SyncEvent& e) { impl_->sync(e); }
 
 void RaceDetector::launch_end(const std::vector<std::string>& sources) {
   Impl& d = *impl_;
+  if (!d.deferred.empty()) d.run_deferred(UINT32_MAX, race::Completion::Bulk, 0);
   for (size_t i : d.launch_findings) {
     RaceFinding& f = d.findings[i];
     for (RaceAccess* a : {&f.first, &f.second}) {

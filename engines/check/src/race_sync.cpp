@@ -14,6 +14,7 @@ using sim::SyncEvent;
 using sim::SyncKind;
 
 void RaceDetector::Impl::start_cluster(const std::vector<sim::Dim3>& ctas) {
+  if (!deferred.empty()) run_deferred(UINT32_MAX, race::Completion::Bulk, 0);
   if (!clusters.empty()) {
     bool unfenced = false;
     for (const race::ThreadState& t : thread_state) unfenced = unfenced || (t.strong && !t.fenced);
@@ -33,12 +34,18 @@ void RaceDetector::Impl::start_cluster(const std::vector<sim::Dim3>& ctas) {
     t.bulk_groups.clear();
     t.proxy_fences.clear();
     t.async_clock = 1;
-    t.fenced = t.strong = false;
+    t.tma_slot = t.tma_epoch = 0;
+    t.tma_pc = UINT32_MAX;
+    t.fenced = t.strong = t.narrowed = false;
+    t.fence_scope = race::Scope::Cta;
   }
   warp_state.assign(static_cast<size_t>(cluster_size) * cta_warps, {});
   barriers.assign(static_cast<size_t>(cluster_size) * 17, {});
   for (race::BarrierState& b : barriers) b.clock.local.assign(threads, 0);
   mbarriers.clear();
+  channels.clear();
+  channel_owner.clear();
+  channel_clock.clear();
   shared.reset(cluster_size, info.shared_bytes);
   // Shared memory starts over with the cluster, and so do the sync locations in it.
   std::erase_if(locations, [](const auto& entry) { return (entry.first >> 63) != 0; });
@@ -46,12 +53,11 @@ void RaceDetector::Impl::start_cluster(const std::vector<sim::Dim3>& ctas) {
 
 namespace {
 
-// The thread's knowledge with its async slot's copies so far included (what an arrival of its
-// async proxy publishes), then a fresh epoch for later copies.
-race::Clock with_async(race::ThreadState& t, uint32_t async_slot) {
+// The thread's knowledge with its async slot's copies up to `epoch` included (what an arrival
+// of its async proxy publishes).
+race::Clock with_async(const race::ThreadState& t, uint32_t async_slot, uint32_t epoch) {
   race::Clock c = t.clock;
-  c.at(async_slot) = std::max(c.get(async_slot), t.async_clock);
-  ++t.async_clock;
+  c.at(async_slot) = std::max(c.get(async_slot), epoch);
   return c;
 }
 
@@ -65,6 +71,15 @@ void RaceDetector::Impl::sync(const SyncEvent& e) {
     }
   };
   uint64_t mbar_key = (static_cast<uint64_t>(e.owner) << 32) | e.id;
+  if (!deferred.empty()) {
+    // A TMA copy's bytes arriving on an mbarrier say which slot its accesses take; any other
+    // event finishes a store, which its bulk group completes.
+    if (e.kind == SyncKind::MbarrierCompleteTx && e.async && e.mask != 0) {
+      run_deferred(thread_index(e.cta, e.warp, static_cast<uint32_t>(__builtin_ctz(e.mask))),
+                   race::Completion::Mbarrier, mbar_key);
+    }
+    if (!deferred.empty()) run_deferred(UINT32_MAX, race::Completion::Bulk, 0);
+  }
   switch (e.kind) {
     case SyncKind::BarrierArrive: {
       race::BarrierState& b = barriers[e.id == 16 ? 16 : e.cta * 17 + std::min(e.id, 15u)];
@@ -95,12 +110,16 @@ void RaceDetector::Impl::sync(const SyncEvent& e) {
     case SyncKind::Fence:
       if (e.ordering == sim::Ordering::Weak) break;  // proxy fences order no generic accesses
       each_lane([&](uint32_t index, race::ThreadState& t) {
-        for (uint64_t key : t.pending) {
-          auto it = locations.find(key);
-          if (it != locations.end()) it->second.acquire_into(t.clock, cluster);
+        const race::Scope scope = scope_at(e.pc);
+        for (const race::PendingRead& read : t.pending) {
+          auto it = locations.find(read.key);
+          if (it != locations.end() && !it->second.acquire_into(t.clock, cluster, site_of(index),
+                                                                std::min(scope, read.scope)))
+            t.narrowed = true;
         }
         t.pending.clear();
         t.fenced = true;
+        t.fence_scope = std::max(t.fence_scope, scope);
         ++t.clock.local[index];
       });
       break;
@@ -137,11 +156,14 @@ void RaceDetector::Impl::sync(const SyncEvent& e) {
       break;
     }
     case SyncKind::BulkCommit:
-      each_lane([&](uint32_t, race::ThreadState& t) { t.bulk_groups.push_back(t.async_clock++); });
+      each_lane([&](uint32_t index, race::ThreadState& t) {
+        uint32_t& epoch = async_epoch(channel(index, race::Completion::Bulk, 0), t);
+        t.bulk_groups.push_back(epoch++);
+      });
       break;
     case SyncKind::BulkWait:
       each_lane([&](uint32_t index, race::ThreadState& t) {
-        uint32_t& known = t.clock.at(threads + index);
+        uint32_t& known = t.clock.at(channel(index, race::Completion::Bulk, 0));
         while (t.bulk_groups.size() > e.id) {
           known = std::max(known, t.bulk_groups.front());
           t.bulk_groups.pop_front();
@@ -167,8 +189,15 @@ void RaceDetector::Impl::sync(const SyncEvent& e) {
     case SyncKind::MbarrierCompleteTx: {
       race::MbarrierState& mb = mbarriers[mbar_key];
       each_lane([&](uint32_t index, race::ThreadState& t) {
-        if (e.async) {
-          mb.current.join(with_async(t, threads + index));
+        if (e.async && e.kind == SyncKind::MbarrierCompleteTx && t.tma_pc == e.pc) {
+          // The copy this instruction made (each destination of a multicast one).
+          mb.current.join(with_async(t, t.tma_slot, t.tma_epoch));
+          uint32_t& epoch = async_epoch(t.tma_slot, t);
+          epoch = std::max(epoch, t.tma_epoch + 1);
+        } else if (e.async) {
+          // cp.async.mbarrier.arrive: the thread's cp.async copies so far.
+          mb.current.join(with_async(t, threads + index, t.async_clock));
+          ++t.async_clock;
         } else {
           mb.current.join(t.clock);
           ++t.clock.local[index];

@@ -89,11 +89,10 @@ void SyncMonitor::Impl::on_wait(const SyncEvent& e, Mbarrier& m, uint32_t lane, 
         "arrive on after their last read, and have the producer wait on it (flipping the "
         "parity each round) before it refills the stage";
     report(std::move(r));
-  }  // The simulator's own state at the wait: exact even after TMA bytes, which the model counts
-  // without knowing how many.
+  }
+  // The simulator's own state at the wait.
   m.pending = e.pending;
   m.tx = e.tx;
-  m.tx_known = true;
   if (done) {
     m.waiting.erase(key);
     if (e.parity) m.last_wait[key] = completed - 1;
@@ -110,12 +109,11 @@ void SyncMonitor::Impl::on_mbarrier(const SyncEvent& e) {
   const uint32_t lane = first_lane(e.mask);
   const Op here = op(e, lane);
   auto in_use = [&](const Mbarrier& m) {
-    return m.pending != m.expected || (m.tx_known && m.tx != 0) || !m.waiting.empty();
+    return m.pending != m.expected || m.tx != 0 || !m.waiting.empty();
   };
   auto state = [&](const Mbarrier& m) {
     return std::to_string(m.expected - m.pending) + " of " + std::to_string(m.expected) +
-           " arrivals" +
-           (m.tx_known && m.tx > 0 ? ", " + std::to_string(m.tx) + " tx bytes missing" : "") +
+           " arrivals" + (m.tx > 0 ? ", " + std::to_string(m.tx) + " tx bytes missing" : "") +
            (m.waiting.empty() ? ""
                               : ", " + std::to_string(m.waiting.size()) + " thread(s) waiting");
   };
@@ -213,11 +211,7 @@ void SyncMonitor::Impl::on_mbarrier(const SyncEvent& e) {
       m.last_expect = here;
       break;
     case SyncKind::MbarrierCompleteTx:
-      if (e.count == 0 && e.async) {
-        m.tx_known = false;  // a TMA copy's bytes: the event does not say how many
-      } else {
-        m.tx -= e.count;
-      }
+      m.tx -= e.count;  // a TMA copy's bytes too (the event carries them)
       break;
     case SyncKind::MbarrierWait:
     case SyncKind::MbarrierWaitPending:
@@ -227,7 +221,7 @@ void SyncMonitor::Impl::on_mbarrier(const SyncEvent& e) {
       return;
   }
   if (e.phase > m.phase) {  // this operation completed the phase
-    if (m.tx_known && m.tx < 0) {
+    if (m.tx < 0) {
       Raw r;
       r.kind = "tx_overflow";
       r.object = "mbarrier";
@@ -250,7 +244,6 @@ void SyncMonitor::Impl::on_mbarrier(const SyncEvent& e) {
     m.phase = e.phase;
     m.pending = m.expected;
     m.tx = 0;
-    m.tx_known = true;
   }
 }
 

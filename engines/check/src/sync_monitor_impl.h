@@ -25,7 +25,6 @@ struct Mbarrier {
   uint32_t expected = 0;  // arrivals per phase
   uint32_t pending = 0;   // arrivals the phase still misses
   int64_t tx = 0;         // transaction bytes the phase still misses
-  bool tx_known = true;   // false after a TMA copy's bytes (the event carries no count)
   uint32_t phase = 0;     // completed phases
   Op init, last_arrive, last_expect;
   // The arrive instruction of the latest arrivals (cta << 40 | warp << 32 | pc), its last lane
@@ -60,6 +59,7 @@ namespace kiln::check {
 struct SyncMonitor::Impl {
   uint32_t max_findings = 32;
   sim::WarpSchedule schedule;
+  ScheduleLog log;
   sim::LaunchInfo info;
   std::vector<sim::Dim3> ctas;                                // of the running cluster, by rank
   std::unordered_map<uint64_t, syncmon::Mbarrier> mbarriers;  // owner << 32 | offset

@@ -12,10 +12,6 @@ namespace kiln::check {
 
 namespace {
 
-std::string schedule_label(const sim::WarpSchedule& s) {
-  return s.order == sim::WarpOrder::Random ? "random:" + std::to_string(s.seed) : schedule_name(s);
-}
-
 nlohmann::json site_json(const SyncSite& s) {
   return {{"block", {s.block.x, s.block.y, s.block.z}},
           {"thread", {s.thread.x, s.thread.y, s.thread.z}},
@@ -81,7 +77,7 @@ void SyncMonitor::Impl::publish(const std::vector<std::string>& sources) {
     for (const auto& [op, what] : r.stuck)
       f.stuck.push_back({describe(op, sources), op.linear / 32, what});
     f.schedule = schedule_name(schedule);
-    f.seed = schedule.order == sim::WarpOrder::Random ? schedule.seed : 0;
+    f.seed = schedule_seed(schedule);
     f.schedules = {label};
     f.occurrences = 1;
     f.message = r.message;
@@ -132,12 +128,19 @@ SyncMonitor::SyncMonitor(uint32_t max_findings) : impl_(std::make_unique<Impl>()
 }
 SyncMonitor::~SyncMonitor() = default;
 
-void SyncMonitor::set_schedule(const sim::WarpSchedule& s) { impl_->schedule = s; }
+void SyncMonitor::set_schedule(const sim::WarpSchedule& s) {
+  impl_->schedule = s;
+  impl_->log.set_schedule(s);
+}
 const std::vector<SyncFinding>& SyncMonitor::findings() const { return impl_->findings; }
 uint64_t SyncMonitor::dropped_findings() const { return impl_->dropped; }
 uint64_t SyncMonitor::launches() const { return impl_->launches; }
 uint64_t SyncMonitor::uniform_barriers() const { return impl_->uniform; }
 sim::WarpSchedule SyncMonitor::schedule() const { return impl_->schedule; }
+void SyncMonitor::cluster_schedule(const sim::ClusterSchedule& c) {
+  impl_->log.cluster_schedule(c);
+}
+const ScheduleLog& SyncMonitor::schedule_log() const { return impl_->log; }
 
 void SyncMonitor::launch_begin(const sim::LaunchInfo& info) {
   ++impl_->launches;
@@ -179,6 +182,9 @@ void FanOutObserver::sync(const sim::SyncEvent& event) {
 }
 void FanOutObserver::launch_end(const std::vector<std::string>& sources) {
   for (sim::MemoryObserver* o : observers_) o->launch_end(sources);
+}
+void FanOutObserver::cluster_schedule(const sim::ClusterSchedule& cluster) {
+  for (sim::MemoryObserver* o : observers_) o->cluster_schedule(cluster);
 }
 
 }  // namespace kiln::check

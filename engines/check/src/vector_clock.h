@@ -9,6 +9,8 @@
 #include <map>
 #include <vector>
 
+#include "race_scope.h"
+
 namespace kiln::check::race {
 
 inline void join_into(std::vector<uint32_t>& into, const std::vector<uint32_t>& from) {
@@ -45,22 +47,47 @@ struct Clock {
 };
 
 // A synchronization location's clock (an atomic or flag word): what its releases published,
-// by cluster, so that it survives from one cluster to the next.
+// by cluster, so that it survives from one cluster to the next; kept apart by the releasing
+// CTA and the release's scope, since an acquire takes only the releases whose scope includes
+// it and that its own scope includes (race_scope.h).
 struct LocationClock {
-  std::map<uint32_t, std::vector<uint32_t>> by_cluster;
+  struct Release {
+    ScopeSite site;
+    Scope scope = Scope::Gpu;
+    std::map<uint32_t, std::vector<uint32_t>> by_cluster;
+  };
+  std::vector<Release> releases;  // one per (CTA, scope)
 
-  void release(const Clock& c, uint32_t cluster) {
-    join_into(by_cluster[cluster], c.local);
-    for (const auto& [other, v] : c.remote) join_into(by_cluster[other], v);
+  void release(const Clock& c, uint32_t cluster, ScopeSite site = {}, Scope scope = Scope::Gpu) {
+    site.cluster = cluster;
+    Release* r = nullptr;
+    for (Release& each : releases) {
+      if (each.site.cta == site.cta && each.site.cluster == site.cluster && each.scope == scope)
+        r = &each;
+    }
+    if (r == nullptr) r = &releases.emplace_back(Release{site, scope, {}});
+    join_into(r->by_cluster[cluster], c.local);
+    for (const auto& [other, v] : c.remote) join_into(r->by_cluster[other], v);
   }
-  void acquire_into(Clock& c, uint32_t cluster) const {
-    for (const auto& [other, v] : by_cluster) {
-      if (other == cluster) {
-        join_into(c.local, v);
-      } else {
-        join_into(c.remote[other], v);
+  // False when a release was left out because a scope was too narrow.
+  bool acquire_into(Clock& c, uint32_t cluster, ScopeSite site = {},
+                    Scope scope = Scope::Gpu) const {
+    site.cluster = cluster;
+    bool complete = true;
+    for (const Release& r : releases) {
+      if (!includes(scope, site, r.site) || !includes(r.scope, r.site, site)) {
+        complete = false;
+        continue;
+      }
+      for (const auto& [other, v] : r.by_cluster) {
+        if (other == cluster) {
+          join_into(c.local, v);
+        } else {
+          join_into(c.remote[other], v);
+        }
       }
     }
+    return complete;
   }
 };
 

@@ -38,6 +38,7 @@ void arrive_tx(Exec& x, const Inst& in, uint64_t mbar_address, uint32_t lane, in
   if (x.observer != nullptr) [[unlikely]] {
     SyncEvent e = sync_event(x, SyncKind::MbarrierCompleteTx, in, 1u << lane);
     e.async = true;
+    e.count = static_cast<uint32_t>(bytes);  // synccheck counts them (tx_overflow)
     e.owner = target.rank;
     e.id = off;
     e.phase = m->phase;

@@ -13,6 +13,11 @@ namespace kiln::sim {
 namespace {
 
 constexpr uint64_t kSlice = 1u << 14;  // warp-instructions before the next warp gets a turn
+// Priority schedules: a turn ends at the warp's next synchronization operation, or after this
+// many warp-instructions without one; a warp that took this many turns in a row is passed over
+// once, so that a warp spinning on a flag lets the others run.
+constexpr uint64_t kStepSlice = 1u << 12;
+constexpr uint32_t kMaxStreak = 64;
 
 uint64_t bytes_moved(const Counters& c) {
   uint64_t sum = 0;
@@ -87,7 +92,11 @@ CtaRunner::CtaRunner(Exec& exec, const RunLimits& limits)
       limits_(limits),
       slice_(kSlice),
       random_(limits.schedule.seed),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()) {
+  const WarpOrder order = limits_.schedule.order;
+  if (x_.observer != nullptr && (order == WarpOrder::Pct || order == WarpOrder::Exhaustive))
+    priority_ = std::make_unique<PrioritySchedule>(limits_.schedule);
+}
 
 void CtaRunner::set_up(Dim3 first) {
   const Program& p = *x_.program;
@@ -184,6 +193,7 @@ void CtaRunner::run_warp(Warp& w) {
   uint64_t& n = x.slice_steps;
   n = 0;
   uint64_t lanes = 0;
+  yielded_ = false;
   auto& by_class = x.counters.by_class;
   while (n < slice_) {
     const Inst& in = code[w.pc];
@@ -212,7 +222,8 @@ void CtaRunner::run_warp(Warp& w) {
         w.stack.pop_back();
         w.pc = w.stack.back().pc;
       }
-      if (event & kEventYield) break;
+      yielded_ = (event & kEventYield) != 0;
+      if (event & (kEventYield | kEventStep)) break;
       continue;
     }
     while (w.pc == w.stack.back().reconverge) {
@@ -244,8 +255,85 @@ void CtaRunner::rotate_siblings(Warp& w) {
   w.pc = w.stack.back().pc;
 }
 
+bool CtaRunner::turn_ok(Warp& w) {
+  if (!x_.faults.empty()) {
+    if (x_.observer != nullptr && x_.faults.front().kind == "barrier_divergence") {
+      SyncEvent e = sync_event(x_, SyncKind::PartialWarp, x_.program->code[w.pc - 1],
+                               w.stack.empty() ? 0 : w.stack.back().mask);
+      x_.observer->sync(e);
+    }
+    return false;
+  }
+  return !over_limits(w);
+}
+
+// One synchronization step at a time, the highest-priority warp that can run first. A warp
+// whose turn spun (it came back to the pc it started from without moving memory: a failed
+// mbarrier wait in a loop) is parked until another warp takes a step that is not a spin; when
+// every live warp is parked or waits at a barrier, none can proceed (deadlock).
+bool CtaRunner::run_by_priority() {
+  const size_t n = order_.size();
+  PrioritySchedule& schedule = *priority_;
+  schedule.begin_cluster(static_cast<uint32_t>(n));
+  x_.stop_at_sync = true;
+  std::vector<char> parked(n, 0), eligible(n, 0);
+  size_t last = n;
+  uint32_t streak = 0;
+  auto finish = [&](bool ok) {
+    x_.stop_at_sync = false;
+    x_.observer->cluster_schedule(schedule.cluster());
+    return ok;
+  };
+  slice_ = kStepSlice;
+  for (;;) {
+    bool any_live = false;
+    for (size_t i = 0; i < n; ++i) {
+      const Warp& w = *order_[i].second;
+      any_live |= w.state != WarpState::Done;
+      eligible[i] = w.state == WarpState::Ready && !parked[i];
+    }
+    if (!any_live) {
+      observe_left_mbarriers(x_, ctas_);
+      return finish(true);
+    }
+    const int pick = schedule.pick(eligible);
+    if (pick < 0) {
+      std::vector<std::pair<Cta*, Warp*>> spinning;
+      for (size_t i = 0; i < n; ++i) {
+        if (parked[i] && order_[i].second->state == WarpState::Ready) spinning.push_back(order_[i]);
+      }
+      observe_stuck(x_, ctas_, spinning);
+      report_deadlock(!spinning.empty());
+      return finish(false);
+    }
+    const size_t i = static_cast<size_t>(pick);
+    auto [cta, warp] = order_[i];
+    Warp& w = *warp;
+    x_.cta = cta;
+    const uint32_t pc = w.pc;
+    const uint64_t bytes = bytes_moved(x_.counters);
+    const uint64_t done = x_.counters.warp_instructions;
+    run_warp(w);
+    schedule.stepped(static_cast<uint32_t>(i));
+    if (!turn_ok(w)) return finish(false);
+    // A wait that failed again where the turn started (a wait that succeeded is progress).
+    const bool spun = yielded_ && w.state == WarpState::Ready && w.pc == pc &&
+                      x_.counters.warp_instructions - done < slice_ &&
+                      bytes_moved(x_.counters) == bytes;
+    streak = i == last ? streak + 1 : 0;
+    last = i;
+    if (spun || streak >= kMaxStreak) {
+      parked[i] = 1;
+      streak = 0;
+    } else {
+      std::fill(parked.begin(), parked.end(), 0);
+    }
+  }
+}
+
 bool CtaRunner::run(Dim3 first) {
   set_up(first);
+  if (priority_ != nullptr) return run_by_priority();
   // With an observer, a round in which every running warp only spun (it yielded at the pc it
   // started from, moving no memory: a failed mbarrier wait in a loop) is a deadlock too: no
   // later round can differ. Without one, such a kernel runs into its budget, as it always did.
@@ -265,15 +353,7 @@ bool CtaRunner::run(Dim3 first) {
       const uint64_t done = x_.counters.warp_instructions;
       run_warp(w);
       progressed = true;
-      if (!x_.faults.empty()) {
-        if (x_.observer != nullptr && x_.faults.front().kind == "barrier_divergence") {
-          SyncEvent e = sync_event(x_, SyncKind::PartialWarp, x_.program->code[w.pc - 1],
-                                   w.stack.empty() ? 0 : w.stack.back().mask);
-          x_.observer->sync(e);
-        }
-        return false;
-      }
-      if (over_limits(w)) return false;
+      if (!turn_ok(w)) return false;
       if (all_spin) {
         all_spin = w.state == WarpState::Ready && w.pc == pc &&
                    x_.counters.warp_instructions - done < slice_ &&

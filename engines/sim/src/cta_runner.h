@@ -1,7 +1,9 @@
 // Runs the CTAs of a launch one cluster at a time (CTAs of different clusters are independent;
 // without clusters a cluster is one CTA): sets up each CTA's warps, registers, shared and local
 // memory, then schedules all warps of the cluster round-robin until all exit, a fault stops
-// the launch, or every live warp waits forever (deadlock).
+// the launch, or every live warp waits forever (deadlock). Under a priority schedule (Pct,
+// Exhaustive: memory_observer.h) the warps instead take one synchronization step at a time,
+// the highest-priority warp that can run first.
 #pragma once
 
 #include <chrono>
@@ -12,6 +14,7 @@
 
 #include "exec.h"
 #include "kiln/sim/device.h"
+#include "priority_schedule.h"
 
 namespace kiln::sim {
 
@@ -35,6 +38,9 @@ class CtaRunner {
 
  private:
   void set_up(Dim3 first);
+  bool run_by_priority();
+  // false: a fault or a limit stopped the launch (after a warp's turn).
+  bool turn_ok(Warp& warp);
   void run_warp(Warp& warp);
   // spinning: the running warps spin on mbarrier waits nothing can complete.
   void report_deadlock(bool spinning = false);
@@ -49,7 +55,9 @@ class CtaRunner {
   ClusterBarrier cluster_barrier_;
   std::vector<std::pair<Cta*, Warp*>> order_;
   uint64_t slice_ = 0;
+  bool yielded_ = false;  // the last turn ended at a failed mbarrier wait
   std::mt19937_64 random_;
+  std::unique_ptr<PrioritySchedule> priority_;  // Pct, Exhaustive
   std::chrono::steady_clock::time_point start_;
 };
 

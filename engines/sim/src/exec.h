@@ -123,6 +123,7 @@ enum : uint32_t {
   kEventBlock = 2,  // the warp waits at a barrier
   kEventYield = 4,  // let other warps run (a failed mbarrier wait)
   kEventExit = 8,   // lanes exited; the runner cleans up the stack
+  kEventStep = 16,  // a synchronization operation ran (only with Exec::stop_at_sync)
 };
 
 struct Exec {
@@ -146,6 +147,9 @@ struct Exec {
   uint32_t* preds = nullptr;
   uint32_t event = kEventNone;
   MemoryObserver* observer = nullptr;  // race detection; null on the ordinary path
+  // Priority schedules (memory_observer.h): end the warp's turn after each synchronization
+  // operation the hooks of observe.h see.
+  bool stop_at_sync = false;
   // Device printf: the text of the launch so far, capped at printf_limit bytes (whole calls
   // that do not fit are dropped and counted).
   std::string printf_text;

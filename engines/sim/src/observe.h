@@ -23,6 +23,8 @@ inline void observe_access(Exec& x, Space space, AccessKind kind, Ordering order
                            const uint64_t* addresses, uint32_t mask, uint32_t bytes,
                            bool async = false, bool proxy = false) {
   if (mask == 0 || (x.event & kEventFault)) return;
+  if (x.stop_at_sync && (ordering != Ordering::Weak || kind == AccessKind::Atomic || async))
+    x.event |= kEventStep;
   uint64_t shared[32], global[32];
   uint8_t owner[32];
   uint32_t shared_mask = 0, global_mask = 0;
@@ -84,6 +86,7 @@ inline void observe_range(Exec& x, Space space, AccessKind kind, const Inst& in,
 }
 
 inline SyncEvent sync_event(Exec& x, SyncKind kind, const Inst& in, uint32_t mask) {
+  if (x.stop_at_sync) x.event |= kEventStep;
   SyncEvent e;
   e.kind = kind;
   e.cta = x.cta->rank;

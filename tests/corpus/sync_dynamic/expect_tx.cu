@@ -23,3 +23,11 @@ extern "C" __global__ void expect_tx_bug(const int* in, int* out) { load_then_re
 extern "C" __global__ void expect_tx_fixed(const int* in, int* out) {
   load_then_read<256>(in, out);
 }
+
+// tx_overflow_bug announces 128 bytes for the same 256-byte copy: the phase completes with 128
+// bytes that belong to no phase (tx-count underflow; on the GPU they corrupt the next phase's
+// count). Its fix announces the 256.
+extern "C" __global__ void tx_overflow_bug(const int* in, int* out) { load_then_read<128>(in, out); }
+extern "C" __global__ void tx_overflow_fixed(const int* in, int* out) {
+  load_then_read<256>(in, out);
+}

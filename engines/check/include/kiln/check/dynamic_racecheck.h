@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/check/schedules.h"
 #include "kiln/sim/memory_observer.h"
 
 namespace kiln::check {
@@ -40,17 +41,13 @@ struct RaceFinding {
   uint64_t address = 0;  // shared: offset in the CTA's shared memory
   uint32_t bytes = 0;    // of the later access
   RaceAccess first, second;
-  std::string schedule;  // the schedule that exposed it ("in_order", "reversed", "random")
-  uint64_t seed = 0;     // replays it with --seed (random schedules)
+  // the schedule that exposed it ("in_order", "reversed", "random", "pct", "exhaustive")
+  std::string schedule;
+  uint64_t seed = 0;  // replays it (random, pct: the seed; exhaustive: the permutation number)
   uint64_t occurrences = 0;
   std::vector<std::string> schedules;  // every schedule that saw it ("random:7" with its seed)
   std::string message, fix;
 };
-
-// The schedules racecheck runs by default: in order, reversed, then seeded random ones
-// (seed, seed + 1, ...).
-std::vector<sim::WarpSchedule> race_schedules(uint32_t count, uint64_t seed);
-std::string schedule_name(const sim::WarpSchedule& schedule);
 
 class RaceDetector final : public sim::MemoryObserver {
  public:
@@ -77,6 +74,9 @@ class RaceDetector final : public sim::MemoryObserver {
   void access(const sim::AccessEvent& event) override;
   void sync(const sim::SyncEvent& event) override;
   void launch_end(const std::vector<std::string>& sources) override;
+  void cluster_schedule(const sim::ClusterSchedule& cluster) override;
+  // The priority schedules of the current schedule's launches (steps, interleavings).
+  const ScheduleLog& schedule_log() const;
 
  private:
   struct Impl;

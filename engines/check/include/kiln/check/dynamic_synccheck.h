@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/check/schedules.h"
 #include "kiln/sim/memory_observer.h"
 
 namespace kiln::check {
@@ -49,7 +50,7 @@ struct SyncFinding {
   SyncSite earlier;              // the earlier operation it conflicts with
   std::vector<StuckWarp> stuck;  // deadlock
   std::string schedule;          // the first schedule that exposed it
-  uint64_t seed = 0;             // random schedules: replays it
+  uint64_t seed = 0;             // random, pct, exhaustive: replays it
   std::vector<std::string> schedules;
   uint64_t occurrences = 0;
   std::string message, fix;
@@ -78,6 +79,9 @@ class SyncMonitor final : public sim::MemoryObserver {
   void access(const sim::AccessEvent& event) override;
   void sync(const sim::SyncEvent& event) override;
   void launch_end(const std::vector<std::string>& sources) override;
+  void cluster_schedule(const sim::ClusterSchedule& cluster) override;
+  // The priority schedules of the current schedule's launches (steps, interleavings).
+  const ScheduleLog& schedule_log() const;
 
  private:
   struct Impl;
@@ -95,6 +99,7 @@ class FanOutObserver final : public sim::MemoryObserver {
   void access(const sim::AccessEvent& event) override;
   void sync(const sim::SyncEvent& event) override;
   void launch_end(const std::vector<std::string>& sources) override;
+  void cluster_schedule(const sim::ClusterSchedule& cluster) override;
 
  private:
   std::vector<sim::MemoryObserver*> observers_;

@@ -18,11 +18,35 @@ namespace kiln::sim {
 
 // The order in which the runner visits the warps of a cluster each round. Random also varies
 // the slice length, so warps interleave at different points.
-enum class WarpOrder : uint8_t { InOrder, Reversed, Random };
+//
+// Pct and Exhaustive are priority schedules over synchronization steps: a warp's turn ends at
+// its next synchronization operation (barrier, mbarrier, fence, atomic or strong access, async
+// copy or wgmma group), and the next turn goes to the highest-priority warp that can run (a
+// warp whose failed mbarrier wait found nothing new is passed over until another warp made a
+// step). Pct (probabilistic concurrency testing, Burckhardt et al., ASPLOS 2010) draws, per
+// cluster, random distinct priorities and `depth - 1` change points among the cluster's
+// expected `steps`: at a change point the running warp drops below every other, so a bug that
+// needs `depth` ordering constraints is hit with probability at least 1 / (n * k^(depth-1)) for
+// n warps and k steps. Exhaustive runs the warps in the priority order numbered `seed` (a
+// permutation of the cluster's warps, 0 .. n!-1), with no change points.
+enum class WarpOrder : uint8_t { InOrder, Reversed, Random, Pct, Exhaustive };
 
 struct WarpSchedule {
   WarpOrder order = WarpOrder::InOrder;
-  uint64_t seed = 0;  // Random only
+  uint64_t seed = 0;   // Random, Pct: seeds the choices; Exhaustive: the permutation's number
+  uint32_t depth = 0;  // Pct: the bug depth d (d - 1 change points per cluster)
+  // Pct: the expected steps of a cluster (0: 64 per warp for a launch's first cluster, then
+  // the steps its previous cluster took; so a seed replays the same schedule).
+  uint64_t steps = 0;
+};
+
+// What a priority schedule did with one cluster (MemoryObserver::cluster_schedule): its steps,
+// a hash of which warp took each step (equal hashes: the same interleaving of synchronization
+// operations), and how many warps it ordered.
+struct ClusterSchedule {
+  uint64_t steps = 0;
+  uint64_t trace = 0;
+  uint32_t warps = 0;
 };
 
 enum class ObservedSpace : uint8_t { Shared, Global };
@@ -127,6 +151,8 @@ class MemoryObserver {
   // The launch finished (or faulted); `sources` holds, per code index, the .cu position
   // ("file.cu:line:col", "" without line info).
   virtual void launch_end(const std::vector<std::string>& sources) = 0;
+  // A cluster ran under a priority schedule (Pct, Exhaustive).
+  virtual void cluster_schedule(const ClusterSchedule& /*cluster*/) {}
 };
 
 }  // namespace kiln::sim
