@@ -118,20 +118,11 @@ SimCheckerRun run_sim_checker(const SimulateToolConfig& config, const tasks::Tas
   shorten.add(source.string(), name);
   shorten.add(dir.path().string() + "/", "");
 
-  std::vector<std::string> argv = {"--task",
-                                   task.dir.string(),
-                                   "--source",
-                                   source.string(),
-                                   "--build-dir",
-                                   (dir.path() / "build").string(),
-                                   "--" + checker.mode,
-                                   "--schedules",
-                                   std::to_string(schedules),
-                                   "--seed",
-                                   std::to_string(seed),
-                                   "--time-limit",
-                                   std::to_string(time_limit),
-                                   "--progress"};
+  std::vector<std::string> argv = sim_task_arguments(task);
+  argv.insert(argv.end(),
+              {"--source", source.string(), "--build-dir", (dir.path() / "build").string(),
+               "--" + checker.mode, "--schedules", std::to_string(schedules), "--seed",
+               std::to_string(seed), "--time-limit", std::to_string(time_limit), "--progress"});
   for (const std::string& workload : workloads) argv.insert(argv.end(), {"--workload", workload});
   const size_t runs = static_cast<size_t>(schedules) *
                       (workloads.empty() ? task.sim_workloads.size() : workloads.size());
