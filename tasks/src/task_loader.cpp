@@ -308,7 +308,7 @@ int64_t leading_extent(const TensorSpec& tensor, const std::map<std::string, int
 void check_group_layouts(const Task& task, const std::map<std::string, int64_t>& dims,
                          const std::string& where) {
   for (const auto& tensor : task.tensors) {
-    if (tensor.is_output || !tensor.distribution.fixed_by_dims()) continue;
+    if (tensor.is_output || tensor.distribution.kind != "group_index") continue;
     auto values = group_index_values(tensor.distribution, dims, leading_extent(tensor, dims));
     if (!values) {
       throw FieldError{where, "input_distribution." + tensor.name + ": " + values.error().message +

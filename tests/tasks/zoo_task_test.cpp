@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "kiln/tasks/numeric_codec.h"
 #include "kiln/tasks/tensor_layout.h"
@@ -136,6 +137,7 @@ TEST(ZooTask, DrawsTheInputsTheZooTestsDrawSpecially) {
       {"outputs", {{{"name", "C"}, {"dtype", "f16"}, {"shape", {"M", "N"}}}}}};
   meta["test"]["shapes"] = {{{"G", 5}, {"M", 264}, {"N", 16}, {"K", 16}}};
   meta["test"]["bytes"] = "2*M*K";
+  meta["test"]["flops"] = "2*M*N*K";
   OneEntryZoo zoo(meta);
   auto grouped = load_zoo_task(zoo.dir.path(), "entry");
   ASSERT_TRUE(grouped.ok()) << grouped.error().message;
