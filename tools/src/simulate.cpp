@@ -373,10 +373,9 @@ mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConf
       "simulator (not times): instructions by class, bytes per memory space, shared-memory "
       "bank conflicts, divergent branches. Use it after compile succeeds and before "
       "benchmark. Takes seconds; a runaway kernel is stopped by time_limit_s. Pass `candidate` "
-      "(a kernel.cu path) or `source` (the code). `task: \"zoo:ID\"` (ID from search_zoo) "
-      "checks against a zoo entry's contract instead: its meta.json test signature, first "
-      "test shape and tolerance, and its op's CPU reference; with no candidate it runs the "
-      "entry's own kernel.cu.";
+      "(a kernel.cu path) or `source` (the code). `task: \"zoo:ID\"` holds it to zoo entry ID's "
+      "contract (meta.json test block, its op's CPU "
+      "reference); with no candidate, it runs the entry's kernel.cu.";
   tool.input_schema = input_schema();
   tool.output_schema = output_schema();
   tool.annotations = {
