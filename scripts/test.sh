@@ -2,8 +2,7 @@
 # The README's test command: install what is missing, build, run every test
 # that needs no GPU (GPU tests carry the ctest label `gpu`; run them with
 # `ctest --test-dir build -L gpu` on a machine with one; the Slurm cluster tests carry
-# `slurm`: `ctest --test-dir build -L slurm`, as root with Slurm installed; every zoo entry
-# through simulate as a zoo task carries `zoo_all`, a subset of it runs here). The include graph is checked
+# `slurm`: `ctest --test-dir build -L slurm`, as root with Slurm installed). The include graph is checked
 # against the layering (cmake/check_includes.cmake) as the ctest `kiln_layering`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +19,4 @@ KILN_CMAKE_ARGS="-DKILN_CUDA_ROOT=${KILN_CUDA_ROOT:-/usr/local/cuda}" scripts/bu
 (cd tests/integration && [ -d node_modules ] || npm ci --no-audit --no-fund)
 # The real Claude Code and Codex clients (about 800 MB) for the agent-configuration tests.
 (cd tests/integration/agents && [ -d node_modules ] || npm ci --no-audit --no-fund)
-ctest --test-dir build --output-on-failure -LE "gpu|slurm|zoo_all" -j "${KILN_JOBS:-$(nproc)}"
+ctest --test-dir build --output-on-failure -LE "gpu|slurm" -j "${KILN_JOBS:-$(nproc)}"
