@@ -1,11 +1,13 @@
 // kiln-sim-run: run a candidate on the CPU simulator at a task's small workloads and compare
 // with the CPU reference. Prints one JSON report on stdout (what the simulate tool returns).
 //
-//   kiln-sim-run --task tasks/fp16_gemm (--source kernel.cu | --candidate kernel.so)
+//   kiln-sim-run --task tasks/fp16_gemm | --task zoo:ID --zoo-dir kb/zoo
+//                (--source kernel.cu | --candidate kernel.so)
 //                [--workload NAME]... [--dims M=256,N=256,K=256]... [--seed N] [--reference
 //                reference.so] [--build-dir DIR]
 //                [--instruction-budget N] [--time-limit SECONDS] [--progress]
-//                [--racecheck | --synccheck [--schedules N]]
+//                [--racecheck | --synccheck [--schedules N] [--explore KIND] [--depth D]
+//                 [--replay LABEL]]
 //
 // The candidate's host code runs in this process, so whatever it prints goes to stderr: stdout
 // carries only the report (and, with --progress, one JSON line per step before it).
@@ -25,6 +27,8 @@
 #include "kiln/compiler/kernel_build.h"
 #include "kiln/tasks/shape.h"
 #include "kiln/tasks/task.h"
+#include "kiln/tasks/zoo_task.h"
+#include "kiln/zoo/references.h"
 #include "racecheck_run.h"
 #include "synccheck_run.h"
 #include "workload_run.h"
@@ -32,12 +36,16 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: kiln-sim-run --task DIR (--source kernel.cu | --candidate kernel.so)\n"
+    "usage: kiln-sim-run --task DIR|zoo:ID [--zoo-dir DIR] (--source kernel.cu | --candidate "
+    "kernel.so)\n"
     "                    [--workload NAME]... [--dims DIM=N,...]... [--seed N]\n"
     "                    [--reference reference.so]\n"
     "                    [--build-dir DIR] [--instruction-budget N] [--time-limit SECONDS]\n"
     "                    [--progress] [--racecheck | --synccheck [--schedules N]\n"
     "                    [--explore random|pct|exhaustive] [--depth D] | --replay LABEL]\n"
+    "  --task zoo:ID         zoo entry ID's meta.json test block as the task (its first test\n"
+    "                        shape the sim workload), checked against its op's CPU reference\n"
+    "                        in kb/zoo/references; --zoo-dir is the zoo folder (kb/zoo)\n"
     "  --workload            a sim_workload of the task by name (default: all of them)\n"
     "  --dims                an ad-hoc small shape naming every dim of the task, e.g.\n"
     "                        M=256,N=256,K=256; with --dims only the named workloads run\n"
@@ -100,7 +108,7 @@ bool parse_count(const std::string& text, uint64_t& out) {
 
 int main(int argc, char** argv) {
   protect_stdout();
-  std::string task_dir, source, candidate, reference, build_dir = "/tmp/kiln-sim-run";
+  std::string task_dir, zoo_dir, source, candidate, reference, build_dir = "/tmp/kiln-sim-run";
   std::vector<std::string> workload_names, shapes;
   uint64_t seed = 1;
   bool racecheck = false, synccheck = false;
@@ -133,6 +141,8 @@ int main(int argc, char** argv) {
     uint64_t count = 0;
     if (flag == "--task")
       task_dir = value;
+    else if (flag == "--zoo-dir")
+      zoo_dir = value;
     else if (flag == "--source")
       source = value;
     else if (flag == "--candidate")
@@ -194,8 +204,24 @@ int main(int argc, char** argv) {
   if (source.empty() == candidate.empty())
     return fail("arguments", "give exactly one of --source, --candidate", progress);
 
-  auto task = kiln::tasks::load_task(task_dir);
+  const bool zoo = kiln::tasks::is_zoo_task_name(task_dir);
+  if (zoo && zoo_dir.empty())
+    return fail("arguments", "--task zoo:ID needs --zoo-dir (the kb/zoo folder)", progress);
+  auto task =
+      zoo ? kiln::tasks::load_zoo_task(zoo_dir, task_dir.substr(kiln::tasks::kZooTaskPrefix.size()))
+          : kiln::tasks::load_task(task_dir);
   if (!task) return fail("task", task.error().message, progress);
+  // A zoo task's reference is its op's, linked in; a bundle's is built from reference.cpp.
+  kiln_reference_fn zoo_reference = nullptr;
+  if (zoo) {
+    zoo_reference = kiln::zoo::find_zoo_reference(task->zoo_op);
+    if (zoo_reference == nullptr)
+      return fail("zoo_reference",
+                  "op " + task->zoo_op + " of zoo entry " + task->name +
+                      " has no CPU reference in kb/zoo/references; add one there (and to its "
+                      "registry) to simulate the entry",
+                  progress);
+  }
 
   std::string known;
   for (const auto& workload : task->sim_workloads) known += " " + workload.name;
@@ -229,7 +255,7 @@ int main(int argc, char** argv) {
     if (!built) return fail("build_candidate", built.error().message, progress);
     candidate = built->string();
   }
-  if (reference.empty()) {
+  if (reference.empty() && !zoo) {
     kiln::compiler::KernelBuild builder(toolchain);
     kiln::compiler::BuildRequest request;
     request.kind = kiln::compiler::BuildKind::kReference;
@@ -248,14 +274,18 @@ int main(int argc, char** argv) {
                 std::string("loading the candidate: ") + dlerror() +
                     " (build it with the recipe in engines/sim/runtime/README.md)",
                 progress);
-  void* reference_library = dlopen(reference.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (reference_library == nullptr)
-    return fail("load_reference", std::string("loading the CPU reference: ") + dlerror(), progress);
   kiln::sim::run::WorkloadRunner runner;
   runner.task = &*task;
   runner.launch = reinterpret_cast<kiln_launch_fn>(dlsym(candidate_library, "kiln_launch"));
-  runner.reference =
-      reinterpret_cast<kiln_reference_fn>(dlsym(reference_library, "kiln_reference"));
+  runner.reference = zoo_reference;
+  if (!zoo || !reference.empty()) {
+    void* reference_library = dlopen(reference.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (reference_library == nullptr)
+      return fail("load_reference", std::string("loading the CPU reference: ") + dlerror(),
+                  progress);
+    runner.reference =
+        reinterpret_cast<kiln_reference_fn>(dlsym(reference_library, "kiln_reference"));
+  }
   runner.seed = seed;
   if (runner.launch == nullptr)
     return fail("load_candidate",

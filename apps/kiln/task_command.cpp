@@ -31,7 +31,7 @@ struct CheckCommandOptions {
   uint64_t seed = 1;
   double sim_time_limit = 300;
   int repeats = 2;
-  double max_cv = 0.05;
+  std::optional<double> max_cv;  // unset: the task's max_cv, else the default
   bool no_gpu = false;
   bool require_gpu = false;
 };
@@ -156,8 +156,9 @@ Runner add_task_command(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::Range(1, 10));
   check
       ->add_option("--max-cv", checked->max_cv,
-                   "timing budget: each workload's CV, and its medians' CV over repeats")
-      ->capture_default_str();
+                   "timing budget per workload (each median's 95% interval, and the medians' CV "
+                   "over repeats); default: the task.json's max_cv, else 0.05")
+      ->check(CLI::Range(1e-6, 0.5));
   check->add_flag("--no-gpu", checked->no_gpu, "skip the GPU steps (reported not run)");
   check->add_flag("--require-gpu", checked->require_gpu,
                   "exit 4 unless every step ran (for the machine that freezes the task)");

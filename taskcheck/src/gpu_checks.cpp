@@ -142,7 +142,8 @@ Step judge_stability(const std::string& id, const std::vector<json>& results, do
     step.state = StepState::kFailed;
     step.detail = joined(problems) +
                   ". Unstable timings make speedups meaningless: check the GPU is idle and not "
-                  "throttled, raise the workloads' sizes, or pass --max-cv";
+                  "throttled, raise the workloads' sizes, or loosen task.json's max_cv (or pass "
+                  "--max-cv)";
   } else {
     step.detail = "worst sample CV " + percent(worst_cv) +
                   " (reported, not judged), worst CV of medians over " +
@@ -273,7 +274,11 @@ std::vector<Step> gpu_steps(const GpuInputs& inputs, const CheckOptions& options
   baseline.seconds = seconds_since(start);
   out.push_back(baseline);
 
-  Step stability = judge_stability("gpu_stability", starter_results, options.max_cv, true);
+  std::string budget_source;
+  const double max_cv = stability_budget(task, options, &budget_source);
+  Step stability = judge_stability("gpu_stability", starter_results, max_cv, true);
+  stability.data["max_cv"] = max_cv;
+  stability.data["max_cv_from"] = budget_source;
   out.push_back(stability);
 
   // The negative tests: a verify job each, which must fail.

@@ -44,6 +44,7 @@ ordered example_task_json(const std::string& name) {
   task["sim_workloads"] =
       ordered::array({{{"name", "1000"}, {"N", 1000}}, {{"name", "4097"}, {"N", 4097}}});
   task["tolerance"] = {{"atol", 1e-6}, {"rtol", 1e-6}, {"max_mismatch_fraction", 0}};
+  task["max_cv"] = 0.05;
   task["flops"] = "N";
   task["bytes"] = "8*N";
   task["baseline"] = {

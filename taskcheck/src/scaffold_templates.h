@@ -127,6 +127,10 @@ files and in task.json, then run `kiln task check DIR` until it says PASSED.
 - `banned_symbols`: symbol prefixes a candidate may not define or call (`cublas`, `cutlass`).
 - `rules`: sentences for the agent; the harness enforces what it can.
 - `allow_host_sync` (optional, default false): whether `kiln_launch` may wait for the GPU.
+- `max_cv` (optional, default 0.05): the timing noise the task accepts, a fraction above 0 and
+  at most 0.5. `kiln task check` fails its gpu_stability step when a workload's median is not
+  pinned within it (95% interval) or its medians over repeated benchmarks vary by more (CV);
+  raise it for tiny, noisy workloads, and `kiln task check --max-cv` overrides it.
 - `files`: the file names above (and optionally `gpu_reference`, an exact reference on the
   GPU).
 

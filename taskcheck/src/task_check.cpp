@@ -217,6 +217,15 @@ Step negative_compile(const CheckOptions& options, const tasks::Task& task,
 
 }  // namespace
 
+double stability_budget(const tasks::Task& task, const CheckOptions& options, std::string* source) {
+  const auto [value, from] =
+      options.max_cv ? std::pair<double, const char*>{*options.max_cv, "--max-cv"}
+      : task.max_cv  ? std::pair<double, const char*>{*task.max_cv, "task.json max_cv"}
+                     : std::pair<double, const char*>{kDefaultMaxCv, "default"};
+  if (source != nullptr) *source = from;
+  return value;
+}
+
 CheckReport check_task(const fs::path& bundle, const CheckOptions& options) {
   const auto started = Clock::now();
   CheckReport report;

@@ -178,8 +178,8 @@ ErrorStats ReferenceCheck::compare(const WorkloadLayout& layout, const Reference
       }
     }
     total.merge(compare_host(actual_data, run.outputs[t].data(), tensor.dtype, elements,
-                             run.shapes[t], tolerance_, pattern, cut ? &run.plan.rows : nullptr,
-                             ignored.empty() ? nullptr : &ignored));
+                             run.shapes[t], tolerance_.for_output(tensor.name), pattern,
+                             cut ? &run.plan.rows : nullptr, ignored.empty() ? nullptr : &ignored));
   }
   return total;
 }

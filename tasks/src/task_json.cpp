@@ -36,6 +36,23 @@ nlohmann::json to_json(const Task& task) {
           {"kind", d.kind},   {"groups", d.groups}, {"rows_per_group", d.rows_per_group},
           {"align", d.align}, {"seed", d.seed},     {"spread", d.spread},
           {"padding", -1}};
+    } else if (!tensor.is_output && tensor.distribution.kind == "constant") {
+      distributions[tensor.name] = {{"kind", "constant"}, {"value", tensor.distribution.low}};
+    } else if (!tensor.is_output && tensor.distribution.kind == "group_offsets") {
+      const Distribution& d = tensor.distribution;
+      distributions[tensor.name] = {{"kind", d.kind},
+                                    {"groups", d.groups},
+                                    {"rows", d.rows_per_group},
+                                    {"align", d.align},
+                                    {"seed", d.seed},
+                                    {"rule",
+                                     "offsets[0] = 0 <= offsets[g] <= offsets[g+1], offsets[G] = "
+                                     "rows; group g is rows [offsets[g], offsets[g+1]), its size "
+                                     "a multiple of align, some groups may be empty"}};
+    } else if (!tensor.is_output && tensor.distribution.kind == "indices") {
+      distributions[tensor.name] = {{"kind", "indices"},
+                                    {"extent", tensor.distribution.extent},
+                                    {"rule", "uniform integers in [0, extent)"}};
     } else if (!tensor.is_output) {
       distributions[tensor.name] = {{"kind", tensor.distribution.kind},
                                     {"low", tensor.distribution.low},
@@ -111,6 +128,28 @@ nlohmann::json to_json(const Task& task) {
   }
   if (!task.gpu_reference_path.empty())
     out["files"]["gpu_reference"] = relative(task.gpu_reference_path);
+  if (!task.tolerance.outputs.empty()) {
+    for (const auto& [name, own] : task.tolerance.outputs)
+      out["tolerance"]["outputs"][name] = {{"atol", own.atol}, {"rtol", own.rtol}};
+  }
+  if (task.max_cv) out["max_cv"] = *task.max_cv;
+  if (task.from_zoo()) {
+    // No bundle: the op's CPU reference and the entry's files stand in for it.
+    out["baseline"] = {{"name", "none"}, {"file", ""}, {"libraries", nlohmann::json::array()}};
+    out["scoring"] = {{"metric", "none"},
+                      {"rule",
+                       "a zoo task is a correctness contract on the CPU simulator; it is "
+                       "not benchmarked or scored"}};
+    out["files"] = {{"reference", "kb/zoo/references (op " + task.zoo_op + ")"},
+                    {"starter", "kernel.cu (the entry's own kernel)"},
+                    {"readme", "NOTES.md"}};
+    out["zoo"] = {{"entry", task.zoo_entry.filename().string()},
+                  {"op", task.zoo_op},
+                  {"rule",
+                   "simulate, synccheck, racecheck and compile take this task; benchmark and "
+                   "profile do not (no baseline). Without `candidate` or `source`, they run the "
+                   "entry's own kernel.cu"}};
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "kiln/base/text.h"
 #include "kiln/tasks/task.h"
 #include "kiln/tasks/tensor_layout.h"
+#include "task_fields.h"
 
 namespace kiln::tasks {
 namespace {
@@ -23,6 +24,10 @@ const std::set<std::string, std::less<>> kTensorDtypes = {"f16",  "bf16", "f32",
                                                           "e5m2", "i8",   "u8",  "i32", "i64"};
 const std::set<std::string, std::less<>> kScalarDtypes = {"i64", "f64"};
 constexpr size_t kMaxRank = 8;  // KILN_MAX_RANK in kiln/abi.h
+// Above this a task's timings are noise, not a measurement: no budget that loose is useful.
+constexpr double kMaxCv = 0.5;
+
+std::string json_number(double value) { return nlohmann::json(value).dump(); }
 
 bool matches_charset(const std::string& text, const std::string& extra, bool allow_upper) {
   if (text.empty()) return false;
@@ -303,7 +308,7 @@ int64_t leading_extent(const TensorSpec& tensor, const std::map<std::string, int
 void check_group_layouts(const Task& task, const std::map<std::string, int64_t>& dims,
                          const std::string& where) {
   for (const auto& tensor : task.tensors) {
-    if (tensor.is_output || !tensor.distribution.fixed_by_dims()) continue;
+    if (tensor.is_output || tensor.distribution.kind != "group_index") continue;
     auto values = group_index_values(tensor.distribution, dims, leading_extent(tensor, dims));
     if (!values) {
       throw FieldError{where, "input_distribution." + tensor.name + ": " + values.error().message +
@@ -379,6 +384,20 @@ void check_workload_sizes(const Task& task, const std::vector<Workload>& workloa
   }
 }
 
+// max_cv: the timing noise the task accepts, a fraction in (0, kMaxCv].
+double read_max_cv(const JsonField& field) {
+  if (!field.json().is_number())
+    field.fail(
+        "must be a number: the noise the task's timings may show, as a fraction (0.05 "
+        "for 5%)");
+  const double value = field.number();
+  if (!(value > 0 && value <= kMaxCv)) {
+    field.fail("is " + field.json().dump() + "; it must be above 0 and at most " +
+               json_number(kMaxCv) + " (a fraction: 0.05 is 5%, not 5)");
+  }
+  return value;
+}
+
 void read_tolerance(const JsonField& field, Tolerance& tolerance) {
   field.allow_only({"atol", "rtol", "max_mismatch_fraction"});
   tolerance.atol = field.at("atol").nonnegative_number();
@@ -438,7 +457,7 @@ Task read_task(const JsonField& root, const std::filesystem::path& dir) {
   root.allow_only({"name", "title", "description", "arch", "dims", "signature",
                    "input_distribution", "ignore_rows_where", "workloads", "sim_workloads",
                    "tolerance", "flops", "bytes", "baseline", "banned_symbols", "rules",
-                   "allow_host_sync", "files"});
+                   "allow_host_sync", "max_cv", "files"});
   Task task;
   task.dir = dir;
   const auto name = root.at("name");
@@ -479,6 +498,7 @@ Task read_task(const JsonField& root, const std::filesystem::path& dir) {
     if (!sync->json().is_boolean()) sync->fail("must be true or false");
     task.allow_host_sync = sync->json().get<bool>();
   }
+  if (const auto cv = root.find("max_cv")) task.max_cv = read_max_cv(*cv);
   const auto files = root.at("files");
   read_files(files, dir, task);
   read_baseline(root.at("baseline"), files.at("baseline").string(), task);
@@ -493,6 +513,17 @@ std::string parse_problem(const std::string& what) {
 }
 
 }  // namespace
+
+void read_task_signature(const JsonField& field, const std::vector<std::string>& dims, Task& task) {
+  read_signature(field, dims, task);
+}
+
+void check_task_workloads(const Task& task, const std::vector<Workload>& workloads,
+                          const std::string& list_path) {
+  check_workload_sizes(task, workloads, list_path);
+}
+
+std::string json_problem(const std::string& what) { return parse_problem(what); }
 
 std::vector<std::filesystem::path> bundle_files(const Task& task) {
   std::vector<std::filesystem::path> files = {task.dir / "task.json", task.reference_path,

@@ -1,5 +1,6 @@
 #include "kiln/tasks/tensor_layout.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -40,13 +41,56 @@ Result<int64_t> group_argument(const std::string& field, const std::string& expr
   return *value;
 }
 
+// The G+1 row offsets of a group_offsets input: kiln/group_layout.h's group starts over the
+// total rows, each group's padding folded into it, so groups are contiguous and sizes are
+// multiples of align (the last one takes the rows left over).
+Result<std::vector<int64_t>> group_offset_values(const Distribution& distribution,
+                                                 const std::map<std::string, int64_t>& dims,
+                                                 int64_t entries) {
+  auto groups = group_argument("groups", distribution.groups, dims);
+  if (!groups) return groups.error();
+  auto rows = group_argument("rows", distribution.rows_per_group, dims);
+  if (!rows) return rows.error();
+  auto align = group_argument("align", distribution.align, dims);
+  if (!align) return align.error();
+  auto seed = group_argument("seed", distribution.seed, dims);
+  if (!seed) return seed.error();
+  if (*groups < 1 || *groups + 1 != entries)
+    return make_error("group_offsets needs groups + 1 entries, and groups is " +
+                      std::to_string(*groups) + " for " + std::to_string(entries) + " entries");
+  std::vector<int64_t> begin(static_cast<size_t>(*groups));
+  std::vector<int64_t> count(static_cast<size_t>(*groups));
+  const int64_t per_group = std::max<int64_t>(1, *rows / *groups);
+  if (kiln_group_layout(*groups, per_group, *align, 0.5, static_cast<uint64_t>(*seed), *rows,
+                        begin.data(), count.data()) != 0)
+    return make_error("group_offsets arguments out of range (groups " + std::to_string(*groups) +
+                      ", rows " + std::to_string(*rows) + ", align " + std::to_string(*align) +
+                      "); each must be at least 1");
+  begin.push_back(*rows);
+  return begin;
+}
+
+// The values of an input whose values follow from the dims, one per element.
+Result<std::vector<int64_t>> fixed_values(const TensorLayout& tensor,
+                                          const std::map<std::string, int64_t>& dims) {
+  if (tensor.distribution.kind == "group_offsets")
+    return group_offset_values(tensor.distribution, dims, tensor.elements());
+  return group_index_values(tensor.distribution, dims, tensor.elements());
+}
+
 // The fixed bytes of an input whose values follow from the dims.
 Result<std::vector<unsigned char>> fixed_input(const TensorLayout& tensor,
                                                const std::map<std::string, int64_t>& dims) {
-  auto values = group_index_values(tensor.distribution, dims, tensor.elements());
-  if (!values) return values.error();
   const int size = dtype_size(tensor.dtype);
   std::vector<unsigned char> bytes(static_cast<size_t>(tensor.bytes()));
+  if (tensor.distribution.kind == "constant") {
+    const uint64_t bits = encode(tensor.dtype, tensor.distribution.low);
+    for (int64_t i = 0; i < tensor.elements(); ++i)
+      std::memcpy(bytes.data() + i * size, &bits, static_cast<size_t>(size));
+    return bytes;
+  }
+  auto values = fixed_values(tensor, dims);
+  if (!values) return values.error();
   for (size_t i = 0; i < values->size(); ++i) {
     const uint64_t bits = encode(tensor.dtype, static_cast<double>((*values)[i]));
     std::memcpy(bytes.data() + i * static_cast<size_t>(size), &bits, static_cast<size_t>(size));
@@ -185,6 +229,15 @@ Result<WorkloadLayout> layout_workload(const Task& task, const Workload& workloa
     tensor.strides.assign(tensor.shape.size(), 1);
     for (size_t d = tensor.shape.size(); d-- > 1;) {
       tensor.strides[d - 1] = tensor.strides[d] * tensor.shape[d];
+    }
+    if (!tensor.is_output && tensor.distribution.kind == "indices") {
+      auto extent = evaluate(tensor.distribution.extent, workload.dims);
+      if (!extent || *extent < 1)
+        return make_error("tensor " + spec.name + " at workload " + workload.name +
+                          ": indices extent '" + tensor.distribution.extent +
+                          "' must evaluate to at least 1");
+      tensor.distribution.low = 0;
+      tensor.distribution.high = static_cast<double>(*extent);
     }
     if (!tensor.is_output && tensor.distribution.fixed_by_dims()) {
       auto bytes = fixed_input(tensor, workload.dims);

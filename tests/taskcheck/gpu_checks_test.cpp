@@ -159,3 +159,38 @@ TEST(GpuSteps, AJobThatCannotRunFailsItsStep) {
 
 }  // namespace
 }  // namespace kiln::taskcheck
+
+namespace kiln::taskcheck {
+namespace {
+
+// The stability budget: --max-cv over task.json's max_cv over the default, and the step judges
+// with the one chosen.
+TEST(StabilityBudget, OptionOverridesTheTaskWhichOverridesTheDefault) {
+  tasks::Task task;
+  CheckOptions options;
+  std::string source;
+  EXPECT_EQ(stability_budget(task, options, &source), kDefaultMaxCv);
+  EXPECT_EQ(source, "default");
+  task.max_cv = 0.12;
+  EXPECT_EQ(stability_budget(task, options, &source), 0.12);
+  EXPECT_EQ(source, "task.json max_cv");
+  options.max_cv = 0.03;
+  EXPECT_EQ(stability_budget(task, options, &source), 0.03);
+  EXPECT_EQ(source, "--max-cv");
+}
+
+TEST(StabilityBudget, ANoisyTaskPassesWithinItsOwnBudgetAndFailsTheDefault) {
+  nlohmann::json noisy = benchmark(10, 0.01, 12, 0.2);
+  noisy["workloads"][0]["baseline_time_us"]["rel_noise"] = 0.08;
+  tasks::Task task;
+  task.max_cv = 0.1;
+  const Step own = judge_stability("s", {noisy}, stability_budget(task, CheckOptions{}), true);
+  EXPECT_EQ(own.state, StepState::kPassed) << own.detail;
+  EXPECT_THAT(own.title, HasSubstr("10.00%"));
+  task.max_cv.reset();
+  const Step fallback = judge_stability("s", {noisy}, stability_budget(task, CheckOptions{}), true);
+  EXPECT_EQ(fallback.state, StepState::kFailed);
+}
+
+}  // namespace
+}  // namespace kiln::taskcheck

@@ -149,6 +149,35 @@ TEST(TaskLoader, RejectsTopLevelThatIsNotAnObject) {
               HasSubstr("task.json: must be an object"));
 }
 
+TEST(TaskLoader, MaxCvIsOptionalAndReadAsAFraction) {
+  BundleCopy bundle;
+  auto plain = load_task(bundle.dir());
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_FALSE(plain->max_cv.has_value());
+  auto json = bundle.task_json();
+  json["max_cv"] = 0.12;
+  bundle.set_task_json(json);
+  auto task = load_task(bundle.dir());
+  ASSERT_TRUE(task.ok()) << task.error().message;
+  ASSERT_TRUE(task->max_cv.has_value());
+  EXPECT_DOUBLE_EQ(*task->max_cv, 0.12);
+  EXPECT_DOUBLE_EQ(to_json(*task)["max_cv"].get<double>(), 0.12);
+  EXPECT_NE(task->sha256, plain->sha256);  // the budget is part of the frozen contract
+}
+
+TEST(TaskLoader, RejectsMaxCvThatIsNotAFractionInRange) {
+  EXPECT_THAT(error_after_edit([](auto& j) { j["max_cv"] = "5%"; }),
+              AllOf(HasSubstr("task.json: max_cv: must be a number"), HasSubstr("0.05 for 5%")));
+  EXPECT_THAT(error_after_edit([](auto& j) { j["max_cv"] = 0; }),
+              AllOf(HasSubstr("task.json: max_cv: is 0; it must be above 0 and at most 0.5"),
+                    HasSubstr("0.05 is 5%, not 5")));
+  EXPECT_THAT(error_after_edit([](auto& j) { j["max_cv"] = -0.1; }),
+              HasSubstr("max_cv: is -0.1; it must be above 0"));
+  EXPECT_THAT(error_after_edit([](auto& j) { j["max_cv"] = 5; }),
+              HasSubstr("task.json: max_cv: is 5; it must be above 0 and at most 0.5"));
+  EXPECT_THAT(error_after_edit([](auto& j) { j["max_cv"] = 0.51; }), HasSubstr("at most 0.5"));
+}
+
 TEST(TaskLoader, RejectsMissingRequiredField) {
   EXPECT_THAT(error_after_edit([](auto& j) { j.erase("bytes"); }),
               HasSubstr("task.json: bytes: is missing"));

@@ -23,7 +23,8 @@ class NvccToolboxTest : public ::testing::Test {
     config.compile_cache_dir = cache_.path();
     config.probe_local_gpu = false;
     configure(config);
-    ASSERT_TRUE(register_toolbox(server_, config).ok());
+    const Status registered = register_toolbox(server_, config);
+    ASSERT_TRUE(registered.ok()) << registered.error().message;
   }
   // What a test suite sets beyond the defaults above (e.g. the simulator's driver).
   virtual void configure(ToolboxConfig&) {}

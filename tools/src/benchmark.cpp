@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "kiln/tools/task_source.h"
 #include "kiln/tools/tool_factories.h"
 
 namespace kiln::tools {
@@ -211,7 +212,7 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
                {"description", "workload names to run; default all (needed for a score)"}}},
              {"task",
               {{"type", "string"},
-               {"pattern", "^[a-z0-9_]+$"},
+               {"pattern", kTaskNamePattern},
                {"description", "task name; default: this run's task"}}}}},
            {"additionalProperties", false}};
   add_candidate_properties(tool.input_schema, LegacyPath::kRefused);
@@ -225,7 +226,7 @@ mcp::Tool make_benchmark_tool(std::shared_ptr<GpuJobs> jobs) {
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = false, .open_world = true};
   tool.handler = [jobs](const json& arguments, mcp::CallContext& context) {
-    auto task = jobs->task(arguments.value("task", ""));
+    auto task = jobs->runner_task(arguments.value("task", ""), "benchmark");
     if (!task) return mcp::ToolResult::error(mcp::ErrorCode::kNotFound, task.error().message);
     auto candidate = jobs->candidate(arguments);
     if (!candidate)

@@ -4,6 +4,7 @@
 
 #include "kiln/base/file.h"
 #include "kiln/base/text.h"
+#include "kiln/tasks/zoo_task.h"
 
 namespace kiln::tools {
 
@@ -91,6 +92,17 @@ Result<Candidate> read_candidate_file(const std::string& requested, const Candid
 Result<Candidate> resolve(const json& arguments, const std::string& name,
                           const CandidateRoots& roots) {
   const bool has_source = has_text(arguments, "source");
+  const std::string task = arguments.value("task", "");
+  if (name.empty() && !has_source && !roots.zoo_dir.empty() && tasks::is_zoo_task_name(task)) {
+    // A zoo task's own kernel: the entry proves its contract on the same tools.
+    const std::string id = task.substr(tasks::kZooTaskPrefix.size());
+    const fs::path kernel = roots.zoo_dir / id / "kernel.cu";
+    std::error_code error;
+    if (id.find('/') == std::string::npos && fs::is_regular_file(kernel, error))
+      return read_candidate_file(kernel.string(), roots);
+    return make_error("no candidate given, and there is no zoo entry `" + id +
+                      "` with a kernel.cu to run by default (search_zoo lists the ids): " + kOneOf);
+  }
   if (name.empty() && !has_source) return make_error(std::string("no candidate given: ") + kOneOf);
   if (!name.empty() && has_source)
     return make_error("both `" + name + "` and `source` given: " + kOneOf + ", not both");

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "kiln/tools/candidate_source.h"
+#include "kiln/tools/task_source.h"
 
 namespace kiln::tools {
 
@@ -58,7 +59,7 @@ json check_input_schema(const json& extra_properties) {
   json properties = {
       {"task",
        {{"type", "string"},
-        {"pattern", "^[a-z0-9_]+$"},
+        {"pattern", kTaskNamePattern},
         {"description", "task name; default: this run's task"}}},
       {"workload",
        {{"type", "string"},

@@ -8,6 +8,7 @@
 
 #include "kiln/compiler/compile_candidate.h"
 #include "kiln/tools/candidate_compiler.h"
+#include "kiln/tools/task_source.h"
 #include "kiln/tools/tool_factories.h"
 
 namespace kiln::tools {
@@ -143,7 +144,7 @@ json input_schema() {
       {"properties",
        {{"task",
          {{"type", "string"},
-          {"pattern", "^[a-z0-9_]+$"},
+          {"pattern", kTaskNamePattern},
           {"description", "task name; default: this run's task"}}},
         {"arch",
          {{"type", "string"},

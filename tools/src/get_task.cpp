@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "kiln/tasks/task.h"
+#include "kiln/tools/task_source.h"
 #include "kiln/tools/tool_factories.h"
 
 namespace kiln::tools {
@@ -71,7 +72,7 @@ mcp::Tool make_get_task_tool(std::shared_ptr<TaskSource> source) {
                            {"properties",
                             {{"name",
                               {{"type", "string"},
-                               {"pattern", "^[a-z0-9_]+$"},
+                               {"pattern", kTaskNamePattern},
                                {"description", "task name; default: this run's task"}}}}},
                            {"additionalProperties", false}};
   json string_array = {{"type", "array"}, {"items", {{"type", "string"}}}};

@@ -146,6 +146,16 @@ Result<std::shared_ptr<const tasks::Task>> GpuJobs::task(const std::string& name
   return make_error(message);
 }
 
+Result<std::shared_ptr<const tasks::Task>> GpuJobs::runner_task(const std::string& name,
+                                                                const std::string& tool) {
+  auto found = task(name);
+  if (!found || !(*found)->from_zoo()) return found;
+  return make_error(tool + " does not take " + (*found)->name +
+                    ": a zoo task is a correctness contract for the CPU tools (simulate, "
+                    "synccheck and racecheck with engine sim, compile), with no baseline to "
+                    "time against; on a GPU, benchmark a bundled task (get_task lists them)");
+}
+
 Result<Candidate> GpuJobs::candidate(const json& arguments) const {
   return resolve_candidate(arguments, config_.roots);
 }

@@ -4,6 +4,7 @@
 // racecheck on a runner, on one workload (sanitize_engine.h). The default is gpu when a runner
 // is configured, else sim.
 #include "check_report_output.h"
+#include "kiln/tasks/zoo_task.h"
 #include "kiln/tools/tool_factories.h"
 #include "race_sim_engine.h"
 #include "sanitize_engine.h"
@@ -50,8 +51,11 @@ mcp::Tool make_racecheck_tool(std::shared_ptr<CandidateCompiler> compiler,
   tool.annotations = {
       .read_only = true, .destructive = false, .idempotent = true, .open_world = true};
   tool.handler = [compiler, jobs, sim](const json& arguments, mcp::CallContext& context) {
-    const std::string engine =
-        arguments.value("engine", jobs->has_runner() ? std::string("gpu") : std::string("sim"));
+    const std::string engine = arguments.value(
+        "engine",
+        jobs->has_runner() && !tasks::is_zoo_task_name(arguments.value("task", std::string()))
+            ? std::string("gpu")
+            : std::string("sim"));
     auto candidate = compiler->candidate(arguments);
     if (!candidate)
       return check_refusal(engine, mcp::ErrorCode::kInvalidArguments, candidate.error().message);

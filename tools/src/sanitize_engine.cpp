@@ -37,7 +37,7 @@ Result<SanitizeRun> run_sanitizer(GpuJobs& jobs, const tasks::Task& task,
 mcp::ToolResult run_gpu_check(GpuJobs& jobs, const Candidate& candidate,
                               const nlohmann::json& arguments, const std::string& tool,
                               mcp::CallContext& context) {
-  auto task = jobs.task(arguments.value("task", ""));
+  auto task = jobs.runner_task(arguments.value("task", ""), tool + " engine gpu");
   if (!task) return check_refusal("gpu", mcp::ErrorCode::kNotFound, task.error().message);
   auto run = run_sanitizer(jobs, **task, candidate, tool, arguments.value("workload", ""), context);
   if (!run) return check_refusal("gpu", mcp::ErrorCode::kNoRunner, run.error().message);

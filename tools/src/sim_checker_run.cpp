@@ -181,24 +181,12 @@ SimCheckerRun run_sim_checker(const SimulateToolConfig& config, const tasks::Tas
   shorten.add(source.string(), name);
   shorten.add(dir.path().string() + "/", "");
 
-  std::vector<std::string> argv = {"--task",
-                                   task.dir.string(),
-                                   "--source",
-                                   source.string(),
-                                   "--build-dir",
-                                   (dir.path() / "build").string(),
-                                   "--" + checker.mode,
-                                   "--schedules",
-                                   std::to_string(schedules),
-                                   "--seed",
-                                   std::to_string(seed),
-                                   "--explore",
-                                   explore,
-                                   "--depth",
-                                   std::to_string(depth),
-                                   "--time-limit",
-                                   std::to_string(time_limit),
-                                   "--progress"};
+  std::vector<std::string> argv = sim_task_arguments(task);
+  argv.insert(argv.end(),
+              {"--source", source.string(), "--build-dir", (dir.path() / "build").string(),
+               "--" + checker.mode, "--schedules", std::to_string(schedules), "--seed",
+               std::to_string(seed), "--explore", explore, "--depth", std::to_string(depth),
+               "--time-limit", std::to_string(time_limit), "--progress"});
   if (!replay.empty()) argv.insert(argv.end(), {"--replay", replay});
   for (const std::string& workload : workloads) argv.insert(argv.end(), {"--workload", workload});
   const size_t runs = static_cast<size_t>(replay.empty() ? schedules : 1) *

@@ -11,6 +11,12 @@ constexpr size_t kStderrTailBytes = 8192;   // of kiln-sim-run's stderr, kept fo
 constexpr size_t kMaxLineBytes = 8u << 20;  // one JSON line of kiln-sim-run; longer: garbage
 }  // namespace
 
+std::vector<std::string> sim_task_arguments(const tasks::Task& task) {
+  if (task.from_zoo())
+    return {"--task", task.name, "--zoo-dir", task.zoo_entry.parent_path().string()};
+  return {"--task", task.dir.string()};
+}
+
 CallDir::CallDir(const fs::path& parent) {
   std::error_code error;
   fs::create_directories(parent, error);

@@ -13,6 +13,7 @@
 #include "kiln/base/process.h"
 #include "kiln/base/process_output.h"
 #include "kiln/mcp/call_context.h"
+#include "kiln/tasks/task.h"
 
 namespace kiln::tools {
 
@@ -40,6 +41,10 @@ class CancelWatch {
   std::atomic<bool> cancelled_{false};
   std::jthread thread_;  // last: joined before cancelled_ goes away
 };
+
+// kiln-sim-run's arguments naming `task`: --task DIR for a bundle, --task zoo:ID --zoo-dir DIR
+// for a zoo task (its reference is linked into kiln-sim-run, not built).
+std::vector<std::string> sim_task_arguments(const tasks::Task& task);
 
 // How a kiln-sim-run ended, with the end of its stderr.
 struct SimRun {

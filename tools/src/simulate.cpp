@@ -16,6 +16,7 @@
 #include "kiln/base/program_path.h"
 #include "kiln/tasks/shape.h"
 #include "kiln/tools/candidate_source.h"
+#include "kiln/tools/task_source.h"
 #include "kiln/tools/tool_factories.h"
 #include "sim_process.h"
 #include "sim_report.h"
@@ -131,8 +132,9 @@ json input_schema() {
       {"properties",
        {{"task",
          {{"type", "string"},
-          {"pattern", "^[a-z0-9_]+$"},
-          {"description", "task name; default: this run's task"}}},
+          {"pattern", kTaskNamePattern},
+          {"description",
+           "task name, or zoo:ID for zoo entry ID's contract; default: this run's task"}}},
         {"workloads",
          {{"type", "array"},
           {"items", {{"type", "string"}}},
@@ -253,12 +255,10 @@ mcp::ToolResult simulate(const SimulateToolConfig& config, const tasks::Task& ta
   shorten.add(source.string(), name);
   shorten.add(dir.path().string() + "/", "");
 
-  std::vector<std::string> argv = {"--task",       task.dir.string(),
-                                   "--source",     source.string(),
-                                   "--build-dir",  (dir.path() / "build").string(),
-                                   "--seed",       std::to_string(args.seed),
-                                   "--time-limit", time_text(args.time_limit_s),
-                                   "--progress"};
+  std::vector<std::string> argv = sim_task_arguments(task);
+  argv.insert(argv.end(), {"--source", source.string(), "--build-dir",
+                           (dir.path() / "build").string(), "--seed", std::to_string(args.seed),
+                           "--time-limit", time_text(args.time_limit_s), "--progress"});
   for (const std::string& workload : args.workloads)
     argv.insert(argv.end(), {"--workload", workload});
   for (const std::string& shape : args.shapes) argv.insert(argv.end(), {"--dims", shape});
@@ -373,7 +373,9 @@ mcp::Tool make_simulate_tool(std::shared_ptr<TaskSource> tasks, SimulateToolConf
       "simulator (not times): instructions by class, bytes per memory space, shared-memory "
       "bank conflicts, divergent branches. Use it after compile succeeds and before "
       "benchmark. Takes seconds; a runaway kernel is stopped by time_limit_s. Pass `candidate` "
-      "(a kernel.cu path) or `source` (the code).";
+      "(a kernel.cu path) or `source` (the code). `task: \"zoo:ID\"` holds it to zoo entry ID's "
+      "contract (meta.json test block, its op's CPU "
+      "reference); with no candidate, it runs the entry's kernel.cu.";
   tool.input_schema = input_schema();
   tool.output_schema = output_schema();
   tool.annotations = {

@@ -38,9 +38,12 @@ std::filesystem::path abi_include(const std::filesystem::path& tasks_dir) {
 // directory when serving without one), or the task bundles.
 CandidateRoots candidate_roots(const ToolboxConfig& config) {
   std::error_code no_cwd;
+  const std::filesystem::path zoo_dir =
+      kb::resolve_paths(config.kb_dir, config.kb_cache_dir).zoo_dir();
   return CandidateRoots{
       config.run_dir.empty() ? std::filesystem::current_path(no_cwd) : config.run_dir,
-      {config.tasks_dir}};
+      {config.tasks_dir, zoo_dir},
+      zoo_dir};
 }
 
 CompileToolConfig compile_config(const ToolboxConfig& config, const std::filesystem::path& hw_dir) {
@@ -86,14 +89,16 @@ Status register_toolbox(mcp::Server& server, const ToolboxConfig& given) {
   ToolboxConfig config = given;
   auto manifest = run_manifest(config);
   if (!manifest) return manifest.error();
-  auto source = std::make_shared<TaskSource>(config.tasks_dir, config.default_task);
+  const kb::KbPaths kb_paths = kb::resolve_paths(config.kb_dir, config.kb_cache_dir);
+  auto source =
+      std::make_shared<TaskSource>(config.tasks_dir, config.default_task, kb_paths.zoo_dir());
   // A run's task is loaded now, once, and served from memory from here on: the contract the
   // freeze check just accepted is the one every tool sees.
   if (*manifest) {
     if (auto task = source->get(""); !task) return task.error();
   }
   // Touches no files: the kb index is opened (and built if needed) by the first kb call.
-  auto kb = std::make_shared<kb::KbService>(kb::resolve_paths(config.kb_dir, config.kb_cache_dir));
+  auto kb = std::make_shared<kb::KbService>(kb_paths);
   std::vector<mcp::Tool> tools;
   tools.push_back(make_get_task_tool(source));
   tools.push_back(make_search_zoo_tool(kb));

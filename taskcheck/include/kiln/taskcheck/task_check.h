@@ -21,6 +21,7 @@
 #include "kiln/compiler/toolchain.h"
 #include "kiln/runner/runner_selector.h"
 #include "kiln/taskcheck/check_report.h"
+#include "kiln/tasks/task.h"
 
 namespace kiln::taskcheck {
 
@@ -34,12 +35,22 @@ struct CheckOptions {
   // The GPU: a configured runner (KILN_RUNNER) or this machine's GPU; empty: the GPU steps are
   // not run.
   std::optional<runner::RunnerSettings> runner;
-  int repeats = 2;       // full benchmarks of the starter
-  double max_cv = 0.05;  // per workload: each job's CV and the medians' CV across repeats
+  int repeats = 2;  // full benchmarks of the starter
+  // The stability budget per workload (each median's 95% interval, and the medians' CV across
+  // repeats), overriding task.json's max_cv; unset: the task's, else kDefaultMaxCv.
+  std::optional<double> max_cv;
   std::string kiln_version;
   // One line per step as it starts and ends (the CLI prints them).
   std::function<void(const std::string& line)> progress;
 };
+
+// gpu_stability's budget when neither --max-cv nor task.json's max_cv gives one.
+inline constexpr double kDefaultMaxCv = 0.05;
+
+// The budget gpu_stability judges with: options.max_cv, else task.max_cv, else kDefaultMaxCv;
+// `source` says which ("--max-cv", "task.json max_cv", "default").
+double stability_budget(const tasks::Task& task, const CheckOptions& options,
+                        std::string* source = nullptr);
 
 CheckReport check_task(const std::filesystem::path& bundle, const CheckOptions& options);
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,18 +18,29 @@ namespace kiln::tasks {
 //              hidden seed for every draw;
 //   "group_index": the row-to-group index of an M-grouped layout (kiln/group_layout.h), fixed by
 //              the dims alone: rows_per_group, groups, align and seed are expressions over them.
+// Three more kinds exist for tasks made from zoo entries (zoo_task.h); task.json cannot name them
+// (the loader refuses them), and layout_workload turns each into fixed bytes or a uniform draw:
+//   "constant": every element is `low`;
+//   "group_offsets": G+1 int32 row offsets cutting `rows_per_group` (here: the total rows, an
+//              expression) into `groups` contiguous groups whose sizes are multiples of `align`,
+//              drawn from `seed` with kiln/group_layout.h; fixed by the dims;
+//   "indices": uniform integers in [0, extent), `extent` an expression over the dims (class
+//              targets, cached positions): drawn like uniform with low 0 and high the extent.
 struct Distribution {
   std::string kind = "uniform";
   double low = -1;
   double high = 1;
-  // group_index only.
+  // group_index and group_offsets.
   std::string groups;
   std::string rows_per_group;
   std::string align;
   std::string seed;
   double spread = 0.25;
+  std::string extent;  // indices only
 
-  bool fixed_by_dims() const { return kind == "group_index"; }
+  bool fixed_by_dims() const {
+    return kind == "group_index" || kind == "group_offsets" || kind == "constant";
+  }
 };
 
 // Rows of an output outside the contract (task.json "ignore_rows_where"): row r of `output`
@@ -63,10 +75,25 @@ struct Workload {
   std::map<std::string, int64_t> dims;
 };
 
+// An output's own atol/rtol, for an output that needs one beside the others (an fp8 output
+// beside a bf16 one). Only tasks made from zoo entries set them (test.tolerance.outputs).
+struct OutputTolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
   double max_mismatch_fraction = 0;  // share of elements allowed outside atol + rtol*|ref|
+  std::map<std::string, OutputTolerance> outputs = {};  // by output name; else atol, rtol
+
+  // The tolerance the output named `output` is compared with.
+  Tolerance for_output(const std::string& output) const {
+    const auto it = outputs.find(output);
+    if (it == outputs.end()) return {atol, rtol, max_mismatch_fraction, {}};
+    return {it->second.atol, it->second.rtol, max_mismatch_fraction, {}};
+  }
 };
 
 struct Task {
@@ -100,6 +127,17 @@ struct Task {
   std::filesystem::path starter_path;
   std::filesystem::path readme_path;
   std::string sha256;  // over every file of the bundle, in a fixed order
+  // The noise the task's timings may show (task.json "max_cv", a fraction): kiln task check's
+  // gpu_stability budget for each median's 95% interval and the spread of medians over repeats.
+  // Unset: the checker's default (--max-cv overrides either).
+  std::optional<double> max_cv;
+  // Set for a task made from a zoo entry's meta.json test block (load_zoo_task, "zoo:ID"): the
+  // entry's folder and its op, whose CPU reference in kb/zoo/references stands in for
+  // reference.cpp. Such a task runs on the CPU tools only: it has no baseline and no bundle.
+  std::filesystem::path zoo_entry;
+  std::string zoo_op;
+
+  bool from_zoo() const { return !zoo_entry.empty(); }
 };
 
 // Every file of the bundle in hash order (tasks/FORMAT.md, "Task hash"): task.json, the

@@ -33,6 +33,9 @@ struct CandidateRoots {
   // Other folders whose files may be named by absolute path, shown as <folder name>/<path>
   // (the task bundles: tasks/fp16_gemm/starter.cu).
   std::vector<std::filesystem::path> others;
+  // The zoo (kb/zoo), also one of `others`: a call on task "zoo:ID" that names no candidate
+  // runs the entry's own kernel.cu. Empty: no such default.
+  std::filesystem::path zoo_dir;
 };
 
 inline constexpr uintmax_t kMaxCandidateBytes = 1u << 20;
@@ -44,7 +47,8 @@ enum class LegacyPath { kRefused, kAccepted };
 // of `input_schema`, an object schema. Neither is required: resolve_candidate wants exactly one.
 void add_candidate_properties(nlohmann::json& input_schema, LegacyPath legacy);
 
-// The candidate a call names: `candidate` (or its old name `path`) or `source`, exactly one;
+// The candidate a call names: `candidate` (or its old name `path`) or `source`, exactly one
+// (none, on task zoo:ID: the entry's kernel.cu under roots.zoo_dir);
 // `candidate` and `path` together must agree. A call that used `path` gets the same candidate
 // with `note` set, and its errors end with the note.
 Result<Candidate> resolve_candidate(const nlohmann::json& arguments, const CandidateRoots& roots);

@@ -59,6 +59,10 @@ class GpuJobs {
 
   // The task named by the tool's `task` argument, or the run's task when empty.
   Result<std::shared_ptr<const tasks::Task>> task(const std::string& name);
+  // task(), refusing a zoo task (zoo:ID): it has no baseline, GPU reference or bundle to send a
+  // runner, so `tool` (benchmark, profile, a gpu engine) cannot take it.
+  Result<std::shared_ptr<const tasks::Task>> runner_task(const std::string& name,
+                                                         const std::string& tool);
 
   // The candidate the call names (resolve_candidate over the configured roots).
   Result<Candidate> candidate(const nlohmann::json& arguments) const;
