@@ -94,7 +94,8 @@ done < <(find "$bundle/root" -type f -print0)
 added=()
 for lib in "$bundle"/lib/*; do
   soname=$(basename "$lib")
-  if ! ldconfig -p | grep -q "^[[:space:]]*$soname "; then
+  if [[ ! -e /usr/lib/x86_64-linux-gnu/$soname && ! -e /lib/x86_64-linux-gnu/$soname ]] &&
+    ! ldconfig -p | grep -q "^[[:space:]]*$soname "; then
     cp "$lib" /usr/lib/x86_64-linux-gnu/
     added+=("$soname")
   fi
@@ -111,7 +112,12 @@ say "installed $installed Slurm/munge files and ${#added[@]} libraries (${added[
 rm -rf "$work"
 mkdir -p "$work"
 KILN_SLURM_GPUS=$gpu timeout "$(left)" "$src/scripts/slurm_test_cluster.sh" start "$work/slurm" \
-  >"$out/cluster.log" 2>&1 || { cat "$out/cluster.log" >&2; fail "the cluster did not start (cluster.log, slurmctld.log, slurmd.log)"; }
+  >"$out/cluster.log" 2>&1 || {
+  code=$?
+  cat "$out/cluster.log" >&2
+  [[ $code == 124 ]] && fail "the cluster did not start within the ${limit} s limit (cluster.log, slurmctld.log, slurmd.log)"
+  fail "the cluster did not start (cluster.log, slurmctld.log, slurmd.log)"
+}
 export SLURM_CONF=$work/slurm/slurm.conf
 node=$(sinfo -h -N -o '%N %T %G')
 say "node: $node"

@@ -79,7 +79,7 @@ if [[ "$gpus" != 0 ]]; then
     [[ -e $device ]] || { echo "KILN_SLURM_GPUS=$gpus but $device is missing" >&2; exit 3; }
     echo "Name=gpu File=$device" >>"$dir/gres.conf"
   done
-  gres_types=$'GresTypes=gpu\nAccountingStorageTRES=gres/gpu'
+  gres_types=GresTypes=gpu
   node_gres="Gres=gpu:$gpus"
 fi
 cat >"$dir/slurm.conf" <<CONF
