@@ -8,7 +8,12 @@
 # Everything (config, munge key and socket, state, spool, logs, pids) lives in DIR, so it never
 # touches /etc/slurm or a system munged. Clients reach it with SLURM_CONF=DIR/slurm.conf. One
 # partition `kiln` with one node (this machine's cores, no GPUs: submit with `--gres none`).
-# Needs Debian 12's slurmctld, slurmd, slurm-client and munge, and root.
+# KILN_SLURM_GPUS=N gives the node N GPUs as the gres `gpu` (GresTypes=gpu, DIR/gres.conf with
+# File=/dev/nvidia0..N-1; each must exist): jobs then ask for them with `--gres gpu:1`, and
+# Slurm sets CUDA_VISIBLE_DEVICES to the one it allocated (bench/slurm_gpu.sh).
+# KILN_SLURM_GPU_DEVICE=PREFIX names the device files PREFIX0.. instead (tests without a GPU).
+# Needs Debian 12's slurmctld, slurmd, slurm-client and munge (or the same binaries installed
+# from scripts/bundle_slurm_for_gpu.sh's bundle), and root.
 set -euo pipefail
 
 action=${1:-}
@@ -65,6 +70,18 @@ munged --force --socket="$dir/munge/munge.sock" --key-file="$dir/munge/munge.key
 
 cpus=$(nproc)
 host=$(hostname -s)
+gpus=${KILN_SLURM_GPUS:-0}
+gres_types="" node_gres=""
+if [[ "$gpus" != 0 ]]; then
+  : >"$dir/gres.conf"
+  for ((i = 0; i < gpus; i++)); do
+    device=${KILN_SLURM_GPU_DEVICE:-/dev/nvidia}$i
+    [[ -e $device ]] || { echo "KILN_SLURM_GPUS=$gpus but $device is missing" >&2; exit 3; }
+    echo "Name=gpu File=$device" >>"$dir/gres.conf"
+  done
+  gres_types=GresTypes=gpu
+  node_gres="Gres=gpu:$gpus"
+fi
 cat >"$dir/slurm.conf" <<CONF
 ClusterName=kilntest
 SlurmctldHost=$host(127.0.0.1)
@@ -98,7 +115,8 @@ MinJobAge=300
 SlurmctldTimeout=10
 SlurmdTimeout=10
 MessageTimeout=5
-NodeName=kilnnode NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$cpus State=UNKNOWN
+$gres_types
+NodeName=kilnnode NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$cpus $node_gres State=UNKNOWN
 PartitionName=kiln Nodes=kilnnode Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$dir/slurm.conf
@@ -109,7 +127,7 @@ slurmd -N kilnnode -f "$SLURM_CONF"
 for _ in $(seq 150); do
   state=$(sinfo -h -n kilnnode -o %T 2>/dev/null || true)
   if [[ "$state" == idle ]]; then
-    echo "slurm test cluster up: SLURM_CONF=$SLURM_CONF (partition kiln, $cpus CPUs)"
+    echo "slurm test cluster up: SLURM_CONF=$SLURM_CONF (partition kiln, $cpus CPUs, $gpus GPUs)"
     exit 0
   fi
   sleep 0.2

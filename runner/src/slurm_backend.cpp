@@ -30,6 +30,29 @@ std::string failed_text(const std::string& tool, const SlurmCommandResult& ran) 
   return tool + " exited " + std::to_string(ran.exit_code) + (why.empty() ? "" : ": " + why);
 }
 
+// "1,2,3"
+std::string joined(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ",") + id;
+  return out;
+}
+
+// squeue's and sacct's `a|b|c` lines, split at '|', each field trimmed; blank lines skipped.
+std::vector<std::vector<std::string>> split_lines(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (trim(line).empty()) continue;
+    std::vector<std::string> fields;
+    std::istringstream parts(line);
+    std::string field;
+    while (std::getline(parts, field, '|')) fields.push_back(trim(field));
+    rows.push_back(std::move(fields));
+  }
+  return rows;
+}
+
 // gpu:4, gpu:h100:8, gpu:h100:8(S:0-1), "gpu:2,shard:8": the GPUs.
 int gpus_in_gres(const std::string& gres) {
   int total = 0;
@@ -137,31 +160,53 @@ Result<std::string> SlurmBackend::submit(const std::string& script_path) {
 }
 
 Result<SlurmJobStatus> SlurmBackend::status(const std::string& job_id) {
+  return statuses({job_id}).at(job_id);
+}
+
+std::map<std::string, Result<SlurmJobStatus>> SlurmBackend::statuses(
+    const std::vector<std::string>& job_ids) {
+  std::map<std::string, Result<SlurmJobStatus>> out;
+  if (job_ids.empty()) return out;
+  std::map<std::string, SlurmJobStatus> known;
   // squeue knows the jobs slurmctld holds (pending, running, and ended ones for MinJobAge).
-  auto queue =
-      commands_.run({"squeue", "-h", "--states=all", "-j", job_id, "-o", "%T|%r"}, timeout_);
+  // One id it does not know makes it exit 1 ("Invalid job id specified"); in a list, it skips
+  // the ones it does not know.
+  auto queue = commands_.run(
+      {"squeue", "-h", "--states=all", "-j", joined(job_ids), "-o", "%i|%T|%r"}, timeout_);
+  const bool queue_answered =
+      queue.ran && (queue.exit_code == 0 || queue.err.find("Invalid job id") != std::string::npos);
   if (queue.ran && queue.exit_code == 0) {
-    std::string line = trim(queue.out);
-    line = line.substr(0, line.find('\n'));
-    if (!line.empty()) {
-      size_t bar = line.find('|');
-      SlurmJobStatus status = parse_slurm_state(line.substr(0, bar));
-      if (bar != std::string::npos) status.reason = trim(line.substr(bar + 1));
-      return status;
+    for (const auto& fields : split_lines(queue.out)) {
+      if (fields.size() < 2) continue;
+      SlurmJobStatus status = parse_slurm_state(fields[1]);
+      if (fields.size() > 2) status.reason = fields[2];
+      known.emplace(fields[0], status);
     }
   }
-  // Ended long ago (or an unknown id to squeue): the accounting database.
-  auto accounting =
-      commands_.run({"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State"}, timeout_);
-  if (accounting.ran && accounting.exit_code == 0 && !trim(accounting.out).empty()) {
-    std::string line = trim(accounting.out);
-    return parse_slurm_state(line.substr(0, line.find('\n')));
+  // Ended long ago (or unknown ids to squeue): the accounting database.
+  std::vector<std::string> missing;
+  for (const auto& id : job_ids)
+    if (!known.count(id)) missing.push_back(id);
+  SlurmCommandResult accounting;
+  if (!missing.empty()) {
+    accounting = commands_.run(
+        {"sacct", "-n", "-X", "-P", "-j", joined(missing), "-o", "JobID,State"}, timeout_);
+    if (accounting.ran && accounting.exit_code == 0)
+      for (const auto& fields : split_lines(accounting.out))
+        if (fields.size() >= 2) known.emplace(fields[0], parse_slurm_state(fields[1]));
   }
-  if (!queue.ran || queue.exit_code != 0)
-    return make_error("cannot ask Slurm about job " + job_id + ": " + failed_text("squeue", queue) +
-                      "; check slurmctld (`scontrol ping`)");
-  return make_error("Slurm knows no job " + job_id +
-                    " (squeue and sacct: " + failed_text("sacct", accounting) + ")");
+  for (const auto& id : job_ids) {
+    if (auto found = known.find(id); found != known.end())
+      out.emplace(id, found->second);
+    else if (!queue_answered)
+      out.emplace(
+          id, make_error("cannot ask Slurm about job " + id + ": " + failed_text("squeue", queue) +
+                         "; check slurmctld (`scontrol ping`)"));
+    else
+      out.emplace(id, make_error("Slurm knows no job " + id +
+                                 " (squeue and sacct: " + failed_text("sacct", accounting) + ")"));
+  }
+  return out;
 }
 
 Status SlurmBackend::cancel(const std::string& job_id) {

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <thread>
 
 #include "kiln/base/elapsed.h"
 #include "kiln/base/file.h"
@@ -77,18 +76,10 @@ class OutputFollower {
   bool ok_ = true;
 };
 
-// Sleeps one poll, waking early on cancel.
-void nap(std::chrono::milliseconds poll, const std::atomic<bool>& cancel) {
-  auto until = Clock::now() + poll;
-  while (!cancel && Clock::now() < until)
-    std::this_thread::sleep_for(
-        std::min<Clock::duration>(std::chrono::milliseconds(20), until - Clock::now()));
-}
-
 }  // namespace
 
 SlurmExecutor::SlurmExecutor(SlurmBackend& backend, SlurmExecutorOptions options)
-    : backend_(backend), options_(std::move(options)) {}
+    : backend_(backend), options_(std::move(options)), poller_(backend_, options_.poll) {}
 
 void SlurmExecutor::record_run(double seconds) {
   std::lock_guard lock(mutex_);
@@ -135,13 +126,21 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
     return fail(failure, error, failure == Failure::kTimeout);
   };
 
+  poller_.watch(slurm_id);
+  struct Forget {
+    SlurmJobPoller& poller;
+    const std::string& id;
+    ~Forget() { poller.forget(id); }
+  } forget{poller_, slurm_id};
+  SlurmJobStatus ended;
   while (true) {
-    if (cancel) {
+    auto polled = poller_.next(slurm_id, cancel);  // waits for the next poll
+    if (cancel || !polled) {
       outcome.cancelled = true;
       return give_up(Failure::kCancelled, "cancelled in stage '" + stage() + "'; Slurm job " +
                                               slurm_id + " was scancelled");
     }
-    auto status = backend_.status(slurm_id);
+    const Result<SlurmJobStatus>& status = *polled;
     if (!status) {
       if (seconds_since(last_answer) > options_.controller_grace_seconds)
         return give_up(Failure::kScheduler,
@@ -150,7 +149,6 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
                            "': " + status.error().message +
                            "; the job's fate is unknown, so nothing is reported: send it again "
                            "once slurmctld is back (`scontrol ping`)");
-      nap(options_.poll, cancel);
       continue;
     }
     last_answer = Clock::now();
@@ -163,7 +161,6 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
                            (last_reason.empty() ? "no reason given" : last_reason) +
                            "), so the runner cancelled it; retry later, use a less busy "
                            "partition, or start the runner with a longer --queue-seconds");
-      nap(options_.poll, cancel);
       continue;
     }
     if (status->state == SlurmState::kRunning) {
@@ -183,16 +180,14 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
                            " s limit in stage '" + stage() + "' and Slurm job " + slurm_id +
                            " was cancelled; look for a hang (run synccheck) or benchmark "
                            "fewer workloads");
-      nap(options_.poll, cancel);
       continue;
     }
-    break;  // ended
+    ended = *status;
+    break;
   }
 
   if (running_at) record_run(seconds_since(*running_at));
   const bool output_ok = follower.poll(true);
-  auto status = backend_.status(slurm_id);
-  const SlurmJobStatus ended = status ? *status : SlurmJobStatus{};
   const std::string in = " in stage '" + stage() + "' (Slurm job " + slurm_id + ")";
   switch (ended.state) {
     case SlurmState::kCancelled:
@@ -235,8 +230,7 @@ JobOutcome SlurmExecutor::execute(const JobLaunch& launch, const std::atomic<boo
     default:
       return fail(Failure::kScheduler,
                   "Slurm ended the job as " + (ended.name.empty() ? "unknown" : ended.name) + in +
-                      (status ? "" : ": " + status.error().message) + "; see `sacct -j " +
-                      slurm_id + "` and send it again",
+                      "; see `sacct -j " + slurm_id + "` and send it again",
                   true);
   }
 

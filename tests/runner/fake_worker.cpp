@@ -21,7 +21,8 @@
 //   no_cupti         as pass, but the activity record could not be kept: activity_record and
 //                    hidden_stream_work not run, so the result is passed but unscored
 //   lie_scored       claims a score while clock_monitoring did not run
-//   sim              as kiln-worker-sim answers: the task's sim_workloads, no CUPTI, unscored
+//   sim              as kiln-worker-sim answers: the task's sim_workloads, no CUPTI, unscored;
+//                    a job other than verify is refused in its words
 //   sanitize_findings  (sanitize jobs) every tool reports one finding on kernel.cu:7
 // It writes its pid to JOB_DIR/fake_worker.pid and, when KILN_FAKE_WORKER_LOG names a
 // file, appends "start|end JOB GPU STEADY_NS" lines to it (for ordering tests).
@@ -42,6 +43,8 @@
 #include "kiln/base/file.h"
 #include "kiln/base/sha256.h"
 #include "kiln/runner/protocol/gates.h"
+#include "kiln/runner/protocol/job_kind.h"
+#include "kiln/runner/protocol/simulated_worker.h"
 #include "kiln/tasks/task.h"
 
 namespace {
@@ -166,6 +169,18 @@ int main(int argc, char** argv) {
       {"build", {{"seconds", 0.1}, {"log", "fake nvcc: ok"}, {"registers", 32}, {"spills", 0}}},
       {"gates", every_gate_passed(job.value("kind", "benchmark"))}};
 
+  const auto kind = kiln::runner::protocol::parse_kind(job.value("kind", "benchmark"));
+  if (mode == "sim" && kind && *kind != kiln::runner::protocol::JobKind::kVerify) {
+    // As kiln-worker-sim refuses a job that needs a GPU: before any stage, in the job's name.
+    emit({{"event", "result"},
+          {"result",
+           {{"status", "error"},
+            {"stage", "start"},
+            {"error", kiln::runner::protocol::simulated_worker_refusal(*kind)},
+            {"task", result["task"]},
+            {"candidate_sha256", candidate_sha256}}}});
+    return 0;
+  }
   stage("build");
   if (mode == "build_error") {
     result["status"] = "error";

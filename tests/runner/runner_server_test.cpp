@@ -13,6 +13,7 @@
 #include <set>
 
 #include "kiln/base/sha256.h"
+#include "kiln/runner/protocol/simulated_worker.h"
 #include "runner_fixture.h"
 
 namespace kiln::runner {
@@ -47,6 +48,23 @@ TEST(RunnerServer, ASimulatedWorkersResultIsCheckedAgainstTheSimWorkloads) {
   FakeRunner plain;
   job = plain.wait(plain.submit(job_body("sim", "", {}, JobKind::kVerify)));
   EXPECT_EQ(job["result"]["reason"], "invalid_result") << job.dump();
+}
+
+TEST(RunnerServer, ABenchmarkOnTheSimulatedWorkerComesBackInItsOwnWords) {
+  // kiln-worker-sim refuses a job that needs a GPU with a result of this job; the runner's check
+  // passes it on as the worker wrote it: what the simulated worker does, and where to go instead.
+  FakeRunner simulated({0}, [](RunnerOptions& o) { o.simulated_worker = true; });
+  for (JobKind kind : {JobKind::kBenchmark, JobKind::kProfile}) {
+    json job = simulated.wait(simulated.submit(job_body("sim", "", {}, kind)));
+    EXPECT_EQ(job["state"], "finished") << job.dump();
+    EXPECT_EQ(job["result"]["status"], "error") << job.dump();
+    EXPECT_FALSE(job["result"].contains("reason")) << job.dump();  // not the runner's verdict
+    EXPECT_EQ(job["result"]["stage"], "start");
+    EXPECT_EQ(job["result"]["error"], protocol::simulated_worker_refusal(kind));
+    EXPECT_THAT(job["result"]["error"].get<std::string>(),
+                HasSubstr("verifies candidates on the CPU simulator but does not time them"));
+    EXPECT_THAT(job["result"]["error"].get<std::string>(), HasSubstr("Point KILN_RUNNER at"));
+  }
 }
 
 TEST(RunnerServer, WritesJobFileAndCachesByContentHash) {

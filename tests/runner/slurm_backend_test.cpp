@@ -80,6 +80,58 @@ TEST(SlurmBackend, StatusFallsBackToSacctOnceSqueueForgetsTheJob) {
   EXPECT_TRUE(slurm.called("sacct"));
 }
 
+TEST(SlurmBackend, StatusesAskOneSqueueForEveryJobAndOneSacctForTheForgotten) {
+  // squeue holds 1 and 2; 3 ended long ago (only sacct knows it); 4 is known to neither.
+  struct Cluster : SlurmCommandRunner {
+    std::vector<std::vector<std::string>> calls;
+    SlurmCommandResult run(const std::vector<std::string>& argv, std::chrono::seconds) override {
+      calls.push_back(argv);
+      SlurmCommandResult result;
+      result.ran = true;
+      if (argv[0] == "squeue") result.out = "1|RUNNING|None\n2|PENDING|Resources\n";
+      if (argv[0] == "sacct") result.out = "3|CANCELLED by 0\n";
+      return result;
+    }
+  } slurm;
+  SlurmBackend backend(slurm, "");
+  auto statuses = backend.statuses({"1", "2", "3", "4"});
+  ASSERT_EQ(slurm.calls.size(), 2u);
+  EXPECT_EQ(slurm.calls[0], (std::vector<std::string>{"squeue", "-h", "--states=all", "-j",
+                                                      "1,2,3,4", "-o", "%i|%T|%r"}));
+  EXPECT_EQ(slurm.calls[1], (std::vector<std::string>{"sacct", "-n", "-X", "-P", "-j", "3,4", "-o",
+                                                      "JobID,State"}));
+  ASSERT_EQ(statuses.size(), 4u);
+  ASSERT_TRUE(statuses.at("1"));
+  EXPECT_EQ(statuses.at("1")->state, SlurmState::kRunning);
+  ASSERT_TRUE(statuses.at("2"));
+  EXPECT_EQ(statuses.at("2")->state, SlurmState::kPending);
+  EXPECT_EQ(statuses.at("2")->reason, "Resources");
+  ASSERT_TRUE(statuses.at("3"));
+  EXPECT_EQ(statuses.at("3")->state, SlurmState::kCancelled);
+  ASSERT_FALSE(statuses.at("4"));
+  EXPECT_THAT(statuses.at("4").error().message, HasSubstr("Slurm knows no job 4"));
+}
+
+TEST(SlurmBackend, OneUnknownJobIsNotASlurmctldFailure) {
+  // squeue -j with a single id it does not know exits 1; that is an answer, not a dead
+  // controller.
+  struct Cluster : SlurmCommandRunner {
+    SlurmCommandResult run(const std::vector<std::string>& argv, std::chrono::seconds) override {
+      SlurmCommandResult result;
+      result.ran = true;
+      result.exit_code = 1;
+      result.err = argv[0] == "squeue" ? "slurm_load_jobs error: Invalid job id specified\n"
+                                       : "Slurm accounting storage is disabled\n";
+      return result;
+    }
+  } slurm;
+  SlurmBackend backend(slurm, "");
+  auto status = backend.status("9");
+  ASSERT_FALSE(status);
+  EXPECT_THAT(status.error().message, HasSubstr("Slurm knows no job 9"));
+  EXPECT_THAT(status.error().message, HasSubstr("accounting storage is disabled"));
+}
+
 TEST(SlurmBackend, ControllerDownIsAnErrorThatSaysToCheckSlurmctld) {
   ScriptedSlurm slurm;
   slurm.controller_down = true;
@@ -123,7 +175,7 @@ TEST(SlurmBackend, RealCommandRunnerCallsTheToolsOnPath) {
     std::filesystem::permissions(dir.path() / name, std::filesystem::perms::owner_all);
   };
   tool("sbatch", "echo \"$@\" > " + (dir.path() / "sbatch.args").string() + "; echo '77;c1'");
-  tool("squeue", "echo 'RUNNING|None'");
+  tool("squeue", "echo '77|RUNNING|None'");
   tool("scancel", "echo 'scancel: error: Invalid job id specified' >&2; exit 1");
   const std::string old_path = getenv("PATH") ? getenv("PATH") : "";
   setenv("PATH", (dir.path().string() + ":" + old_path).c_str(), 1);

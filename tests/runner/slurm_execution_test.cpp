@@ -158,6 +158,29 @@ TEST(SlurmExecution, CancelScancelsTheSlurmJob) {
   EXPECT_TRUE(cluster.slurm.called("scancel"));
 }
 
+TEST(SlurmExecution, JobsInFlightShareOneSqueuePerPoll) {
+  SlurmRunner cluster([](ScriptedSlurm& slurm, SlurmExecutorOptions&) {
+    slurm.run_script = false;
+    slurm.states = {"RUNNING"};
+  });
+  std::string first = cluster.runner->submit(job_body("pass"));
+  std::string second = cluster.runner->submit(job_body("pass"));
+  // Both slots hold a Slurm job; from then on every poll asks for both at once.
+  ASSERT_TRUE(eventually([&] {
+    auto lists = cluster.slurm.squeue_job_lists();
+    return std::count(lists.begin(), lists.end(), "4242,4243") >= 3;
+  }));
+  auto lists = cluster.slurm.squeue_job_lists();
+  auto both = std::find(lists.begin(), lists.end(), "4242,4243");
+  EXPECT_TRUE(std::all_of(both, lists.end(), [](const std::string& list) {
+    return list == "4242,4243";
+  })) << ::testing::PrintToString(lists);
+  auto client = cluster.runner->http();
+  for (const auto& id : {first, second}) ASSERT_TRUE(client.Delete(("/v1/jobs/" + id).c_str()));
+  EXPECT_EQ(cluster.runner->wait(first)["state"], "cancelled");
+  EXPECT_EQ(cluster.runner->wait(second)["state"], "cancelled");
+}
+
 TEST(SlurmExecution, HealthReportsThePartitionsGpusJobsAndWait) {
   SlurmRunner cluster(
       [](ScriptedSlurm&, SlurmExecutorOptions& options) { options.job.partition = "h200"; });

@@ -1,10 +1,12 @@
 // A scripted Slurm for the runner's Slurm tests: answers sbatch, squeue, sacct, scancel and
-// sinfo as a test sets it up, records every call, and (when asked) runs the submitted batch
+// sinfo as a test sets it up (several jobs at once, each with its own ids and states), records
+// every call, and (when asked) runs the submitted batch
 // script at once with /bin/sh, as a node would, so worker.out and worker.exit are real.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -18,12 +20,14 @@ class ScriptedSlurm : public SlurmCommandRunner {
  public:
   bool run_script = true;                        // sbatch runs the script before it answers
   std::string sbatch_error;                      // set: sbatch exits 1 with this on stderr
-  std::vector<std::string> states{"COMPLETED"};  // squeue -j answers in turn; the last repeats
+  std::vector<std::string> states{"COMPLETED"};  // each job's answers in turn; the last repeats
   bool squeue_forgets = false;               // squeue -j answers nothing; sacct answers the state
   std::atomic<bool> controller_down{false};  // every tool fails as when slurmctld is unreachable
   std::string sinfo_out = "node1|idle|gpu:h200:2\nnode2|mixed|gpu:h200:2(S:0)\n";
   std::string squeue_all_out = "RUNNING\nPENDING\nPENDING\n";
 
+  // sbatch answers 4242, 4243, ...; squeue -j ID1,ID2 and sacct -j answer one line per id, each
+  // job stepping through `states` on every query that names it.
   SlurmCommandResult run(const std::vector<std::string>& argv, std::chrono::seconds) override {
     std::lock_guard lock(mutex_);
     calls_.push_back(argv);
@@ -35,6 +39,7 @@ class ScriptedSlurm : public SlurmCommandRunner {
       return result;
     }
     const std::string& tool = argv[0];
+    const auto jobs = std::find(argv.begin(), argv.end(), "-j");
     if (tool == "sbatch") {
       if (!sbatch_error.empty()) {
         result.exit_code = 1;
@@ -46,13 +51,17 @@ class ScriptedSlurm : public SlurmCommandRunner {
         spec.argv = {"/bin/sh", argv.back()};
         run_supervised(spec);
       }
-      result.out = "4242\n";
-    } else if (tool == "squeue" && std::find(argv.begin(), argv.end(), "-j") != argv.end()) {
-      if (!squeue_forgets) result.out = next_state() + "|None\n";
+      result.out = std::to_string(next_id_++) + "\n";
+    } else if (tool == "squeue" && jobs != argv.end()) {
+      if (!squeue_forgets)
+        for (const auto& id : split_ids(*(jobs + 1)))
+          result.out += id + "|" + next_state(id) + "|None\n";
     } else if (tool == "squeue") {
       result.out = squeue_all_out;
-    } else if (tool == "sacct") {
-      result.out = squeue_forgets ? next_state() + "\n" : "";
+    } else if (tool == "sacct" && jobs != argv.end()) {
+      if (squeue_forgets)
+        for (const auto& id : split_ids(*(jobs + 1)))
+          result.out += id + "|" + next_state(id) + "\n";
     } else if (tool == "sinfo") {
       result.out = sinfo_out;
     }
@@ -67,17 +76,38 @@ class ScriptedSlurm : public SlurmCommandRunner {
     auto all = calls();
     return std::any_of(all.begin(), all.end(), [&](const auto& call) { return call[0] == tool; });
   }
+  // The `-j` lists of the squeue calls so far, e.g. {"4242", "4242,4243"}.
+  std::vector<std::string> squeue_job_lists() {
+    std::vector<std::string> lists;
+    for (const auto& call : calls()) {
+      auto jobs = std::find(call.begin(), call.end(), "-j");
+      if (call[0] == "squeue" && jobs != call.end()) lists.push_back(*(jobs + 1));
+    }
+    return lists;
+  }
 
  private:
-  std::string next_state() {
-    std::string state = states[std::min(next_, states.size() - 1)];
-    ++next_;
+  static std::vector<std::string> split_ids(const std::string& list) {
+    std::vector<std::string> ids;
+    size_t begin = 0;
+    while (begin <= list.size()) {
+      size_t comma = std::min(list.find(',', begin), list.size());
+      ids.push_back(list.substr(begin, comma - begin));
+      begin = comma + 1;
+    }
+    return ids;
+  }
+  std::string next_state(const std::string& id) {
+    size_t& next = cursors_[id];
+    std::string state = states[std::min(next, states.size() - 1)];
+    ++next;
     return state;
   }
 
   std::mutex mutex_;
   std::vector<std::vector<std::string>> calls_;
-  size_t next_ = 0;
+  std::map<std::string, size_t> cursors_;
+  int next_id_ = 4242;
 };
 
 }  // namespace kiln::runner::testing

@@ -155,9 +155,16 @@ TEST(WorkerSim, AJobThatNeedsAGpuIsRefusedAndSaysWhere) {
         testing::run_job(sim_run(), {std::string("refused-") + kind, kind, "rmsnorm", starter, {}});
     ASSERT_TRUE(o.problem.empty()) << brief(o);
     EXPECT_EQ(o.result.value("status", ""), "error");
-    EXPECT_NE(o.result.value("error", "").find("needs a GPU: run it with kiln-worker"),
+    EXPECT_NE(o.result.value("error", "")
+                  .find("verifies candidates on the CPU simulator but "
+                        "does not time them"),
               std::string::npos)
         << o.result.value("error", "");
+    EXPECT_NE(o.result.value("error", "").find("Point KILN_RUNNER at a runner with kiln-worker"),
+              std::string::npos);
+    // Named, so a runner's result check passes the refusal on rather than rejecting it.
+    EXPECT_EQ(o.result["task"].value("name", ""), "rmsnorm") << o.result.dump();
+    EXPECT_FALSE(o.result.value("candidate_sha256", "").empty()) << o.result.dump();
   }
 }
 

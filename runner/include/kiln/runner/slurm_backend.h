@@ -5,8 +5,10 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kiln/base/result.h"
 #include "kiln/runner/slurm_command.h"
@@ -57,6 +59,10 @@ class SlurmBackend {
   // The job's state; an Error when Slurm could not be asked (slurmctld down) or does not
   // know the job.
   Result<SlurmJobStatus> status(const std::string& job_id);
+  // Every listed job's state in one squeue (`-j ID1,ID2,...`), and one sacct for the jobs
+  // squeue no longer holds: one slurmctld RPC per call however many jobs are in flight. Each
+  // id maps to its status, or to the Error status() would give for it alone.
+  std::map<std::string, Result<SlurmJobStatus>> statuses(const std::vector<std::string>& job_ids);
   Status cancel(const std::string& job_id);
   Result<SlurmClusterStatus> cluster();
 

@@ -200,8 +200,6 @@ class JobDriver {
 };
 
 bool JobDriver::load_task() {
-  if (const Status runs = runtime_runs(spec_.kind); !runs)
-    return end("error", runs.error().message);
   auto task = tasks::load_task(spec_.task_dir);
   if (!task) return end("error", "cannot load the task bundle: " + task.error().message);
   task_ = std::move(*task);
@@ -213,6 +211,10 @@ bool JobDriver::load_task() {
   if (!candidate_hash)
     return end("error", "cannot read the candidate: " + candidate_hash.error().message);
   result_.candidate_sha256 = *candidate_hash;
+  // After the task and candidate are named, so the refusal is a result the runner's check
+  // accepts and passes on in the worker's own words.
+  if (const Status runs = runtime_runs(spec_.kind); !runs)
+    return end("error", runs.error().message);
   if (!spec_.incumbent.empty()) {
     auto incumbent_hash = sha256_file(spec_.incumbent);
     if (!incumbent_hash)
@@ -538,10 +540,13 @@ int JobDriver::finish() {
 int drive_job(const JobSpec& spec, const WorkerOptions& options, std::ostream& out, bool* fatal) {
   *fatal = false;
   JobDriver job(spec, options, out);
+  // The task and candidate are named before anything else, so every answer (a refusal of a job
+  // this runtime cannot run too) is this job's result; one that ends here is at stage "start".
+  if (!job.load_task()) return job.finish();
   job.stage("build");
   {
     const ScopedSeconds timed(&job.wall().build_s);
-    if (!job.load_task() || !job.build()) return job.finish();
+    if (!job.build()) return job.finish();
   }
   if (options.build_only) {
     job.note("build only: nothing was run");

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include "kiln/runner/protocol/simulated_worker.h"
 #include "runtime_target.h"
 
 namespace kiln::worker {
@@ -31,8 +32,7 @@ compiler::Toolchain toolchain_for_runtime(compiler::Toolchain toolchain) {
 
 Status runtime_runs(JobKind kind) {
   if (kind == JobKind::kVerify) return Ok{};
-  return make_error(std::string("kiln-worker-sim runs verify jobs only, on the CPU simulator; a ") +
-                    job_kind_name(kind) + " job needs a GPU: run it with kiln-worker");
+  return make_error(runner::protocol::simulated_worker_refusal(kind));
 }
 
 void adapt_task_to_runtime(tasks::Task* task, std::vector<std::string>* notes) {

@@ -25,7 +25,7 @@ class EventStream {
 
   std::ostream& out_;
   std::mutex mutex_;
-  std::string last_stage_ = "build";
+  std::string last_stage_ = "start";  // PROTOCOL.md: before any stage event
 };
 
 }  // namespace kiln::worker
