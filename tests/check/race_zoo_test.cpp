@@ -126,7 +126,6 @@ TEST_P(RaceZooTmaGemm, IsClean) {
 INSTANTIATE_TEST_SUITE_P(Hopper, RaceZooTmaGemm, ::testing::ValuesIn(tma_gemm_cases()),
                          tma_gemm_case_name);
 
-
 // The decode GEMM on the tensor cores: 16 warps splitting K, partial tiles meeting in shared
 // memory behind one barrier (M = 5 rows of 16, N = 40 over two blocks, K = 264: a ragged chunk).
 TEST(RaceZoo, GemvDecodeMmaIsClean) {

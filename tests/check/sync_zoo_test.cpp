@@ -136,7 +136,6 @@ std::vector<TmaGemmCase> monitored_cases() {
 INSTANTIATE_TEST_SUITE_P(Hopper, SyncZooTmaGemm, ::testing::ValuesIn(monitored_cases()),
                          tma_gemm_case_name);
 
-
 // The decode GEMM on the tensor cores: 16 warps splitting K, partial tiles meeting in shared
 // memory behind one barrier (M = 5 rows of 16, N = 40 over two blocks, K = 264: a ragged chunk).
 TEST(SyncZoo, GemvDecodeMmaIsClean) {
