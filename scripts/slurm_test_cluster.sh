@@ -65,11 +65,23 @@ read -r ctld_port d_port <<<"$ports"
 
 dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
 chmod 400 "$dir/munge/munge.key"
-munged --force --socket="$dir/munge/munge.sock" --key-file="$dir/munge/munge.key" \
-  --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/seed"
+# A daemon that refuses to start writes why only to its log file: show it, and say which failed.
+started_or_say_why() {
+  local name=$1 log=$2
+  shift 2
+  "$@" && return 0
+  local code=$?
+  echo "$name did not start (exit $code): $*" >&2
+  tail -n 20 "$log" >&2 2>/dev/null || echo "($log was not written)" >&2
+  "$0" stop "$dir" || true
+  exit 4
+}
+started_or_say_why munged "$dir/munged.log" munged --force --socket="$dir/munge/munge.sock" \
+  --key-file="$dir/munge/munge.key" --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
+  --seed-file="$dir/munge/seed"
 
 cpus=$(nproc)
-host=$(hostname -s)
+host=$(hostname -s 2>/dev/null || uname -n | cut -d. -f1)
 gpus=${KILN_SLURM_GPUS:-0}
 gres_types="" node_gres=""
 if [[ "$gpus" != 0 ]]; then
@@ -121,8 +133,8 @@ PartitionName=kiln Nodes=kilnnode Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$dir/slurm.conf
 
-slurmctld -i -f "$SLURM_CONF"
-slurmd -N kilnnode -f "$SLURM_CONF"
+started_or_say_why slurmctld "$dir/slurmctld.log" slurmctld -i -f "$SLURM_CONF"
+started_or_say_why slurmd "$dir/slurmd.log" slurmd -N kilnnode -f "$SLURM_CONF"
 
 for _ in $(seq 150); do
   state=$(sinfo -h -n kilnnode -o %T 2>/dev/null || true)
