@@ -131,6 +131,13 @@ $gres_types
 NodeName=kilnnode NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$cpus $node_gres State=UNKNOWN
 PartitionName=kiln Nodes=kilnnode Default=YES MaxTime=INFINITE State=UP
 CONF
+# slurmd loads its cgroup plugin even with proctrack/linuxproc and task/none. Under a unified
+# (v2) hierarchy without systemd's dbus (a container: the H200 machine) the plugin's default
+# asks systemd for a scope and fails ("Unable to initialize cgroup plugin"): build the hierarchy
+# by hand instead and enable the controllers it needs (Slurm 22.05 has no CgroupPlugin=disabled).
+if [[ $(stat -fc %T /sys/fs/cgroup 2>/dev/null) == cgroup2fs ]]; then
+  printf '%s\n' CgroupPlugin=cgroup/v2 IgnoreSystemd=yes CgroupAutomount=yes >"$dir/cgroup.conf"
+fi
 export SLURM_CONF=$dir/slurm.conf
 
 started_or_say_why slurmctld "$dir/slurmctld.log" slurmctld -i -f "$SLURM_CONF"

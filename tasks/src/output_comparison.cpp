@@ -41,13 +41,14 @@ nlohmann::json json_number(double x) {
 }  // namespace
 
 bool ErrorStats::passes(double max_mismatch_fraction) const {
-  if (checked == 0) return false;
+  if (checked == 0 || far > 0) return false;
   return static_cast<double>(mismatches) <= max_mismatch_fraction * static_cast<double>(checked);
 }
 
 void ErrorStats::merge(const ErrorStats& other) {
   checked += other.checked;
   mismatches += other.mismatches;
+  far += other.far;
   nan += other.nan;
   inf += other.inf;
   poisoned += other.poisoned;
@@ -69,6 +70,7 @@ nlohmann::json ErrorStats::to_json() const {
           {"max_abs", json_number(max_abs)},
           {"max_rel", json_number(max_rel)},
           {"mismatches", mismatches},
+          {"far_mismatches", far},
           {"nan", nan},
           {"inf", inf},
           {"unwritten", poisoned},
@@ -83,6 +85,10 @@ std::string ErrorStats::summary() const {
   if (inf > 0) out += ", " + std::to_string(inf) + " inf";
   if (poisoned > 0) out += ", " + std::to_string(poisoned) + " never written";
   out += ")";
+  if (far > 0) {
+    out += "; " + std::to_string(far) + " beyond " + format_number(kNearMissFactor) +
+           "x the tolerance, which no max_mismatch_fraction forgives";
+  }
   if (!first_mismatches.empty()) {
     const Mismatch& m = first_mismatches.front();
     out += "; first at " + format_index(m.index) + ": expected " + format_number(m.expected) +
@@ -119,6 +125,7 @@ ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dty
     }
     if (!element_passes(a, e, tolerance.atol, tolerance.rtol)) {
       ++stats.mismatches;
+      if (element_far(a, e, tolerance.atol, tolerance.rtol)) ++stats.far;
       if (stats.first_mismatches.size() < ErrorStats::kMaxListed) {
         Mismatch m;
         int64_t flat = i;

@@ -87,6 +87,19 @@ TEST_F(TaskCheckTest, Fp16GemmPassesTheSimPartAndEveryNegativeTest) {
   EXPECT_THAT(ran.out, HasSubstr("--no-gpu"));
 }
 
+// The grouped FP8 task forgives a mismatch fraction and leaves padding rows (I = -1) outside
+// the contract: its negatives must spoil rows in the contract (its last row is padding) and
+// reach past the fraction, by count (perturb_fraction) and by distance (perturb_one).
+TEST_F(TaskCheckTest, GroupedFp8RefusesEveryNegativeDespiteItsPaddingRowsAndMismatchFraction) {
+  Ran ran = check("grouped_gemm_fp8", {"--sim-workload", "g2_m128_n128_k256", "--no-gpu"});
+  ASSERT_EQ(ran.code, 0) << ran.out << ran.err;
+  auto s = report_states();
+  for (const char* id :
+       {"sim_starter", "sim_negative:perturb_one[D]", "sim_negative:perturb_fraction[D]",
+        "sim_negative:drop_tail[D]", "sim_negative:unwritten"})
+    EXPECT_EQ(s[id], "passed") << id;
+}
+
 TEST_F(TaskCheckTest, ATaskWhoseToleranceLetsAPerturbedElementThroughIsFlagged) {
   const fs::path loose = dir_ / "loose_rms";
   fs::copy(fs::path(KILN_TASKS_DIR) / "rmsnorm", loose, fs::copy_options::recursive);

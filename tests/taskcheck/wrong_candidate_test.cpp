@@ -40,6 +40,37 @@ TEST(WrongCandidate, OnePerturbedAndOneDroppedTailPerOutputThenOneUnwritten) {
       ElementsAre("perturb_one[a]", "perturb_one[b]", "drop_tail[a]", "drop_tail[b]", "unwritten"));
 }
 
+// A task that forgives a fraction of near misses: perturb_one lands beyond the near-miss bound,
+// and perturb_fraction spoils one element more than the fraction.
+TEST(WrongCandidate, AForgivingTaskGetsAFarPerturbationAndOneBeyondItsFraction) {
+  tasks::Task task = two_output_task();
+  task.tolerance.max_mismatch_fraction = 1e-3;
+  EXPECT_THAT(names(wrong_candidates(task, kStarter)),
+              ElementsAre("perturb_one[a]", "perturb_one[b]", "perturb_fraction[a]",
+                          "perturb_fraction[b]", "drop_tail[a]", "drop_tail[b]", "unwritten"));
+  const WrongCandidate one = wrong_candidate(task, kStarter, WrongKind::kPerturbOne, 0);
+  EXPECT_THAT(one.source, HasSubstr("#define KILN_CHECK_FACTOR 20.0\n"));
+  EXPECT_THAT(one.source, HasSubstr("#define KILN_CHECK_FRACTION 0.0\n"));
+  const WrongCandidate many = wrong_candidate(task, kStarter, WrongKind::kPerturbFraction, 0);
+  EXPECT_THAT(many.source, HasSubstr("#define KILN_CHECK_FACTOR 4.0\n"));
+  EXPECT_THAT(many.source, HasSubstr("#define KILN_CHECK_FRACTION 0.001\n"));
+  EXPECT_THAT(many.source, HasSubstr("#define KILN_CHECK_MODE 0\n"));
+}
+
+// Rows outside the contract reach the wrapper as the ABI position of the index tensor and the
+// value that marks them, only for the output the rule names.
+TEST(WrongCandidate, CarriesTheIgnoredRowsOfItsOutput) {
+  tasks::Task task = two_output_task();
+  task.tensors.insert(task.tensors.begin() + 1, {"idx", "i32", {"N"}, false, {}});
+  task.ignore_rows_where = {{"b", "idx", -1}};
+  const std::string b = wrong_candidate(task, kStarter, WrongKind::kDropTail, 1).source;
+  EXPECT_THAT(b, HasSubstr("#define KILN_CHECK_IGNORE_COUNT 1\n"));
+  EXPECT_THAT(b, HasSubstr("#define KILN_CHECK_IGNORE_INDEX 1\n"));
+  EXPECT_THAT(b, HasSubstr("#define KILN_CHECK_IGNORE_EQUALS -1LL\n"));
+  const std::string a = wrong_candidate(task, kStarter, WrongKind::kDropTail, 0).source;
+  EXPECT_THAT(a, HasSubstr("#define KILN_CHECK_IGNORE_COUNT 0\n"));
+}
+
 TEST(WrongCandidate, IncludesTheStarterWithItsLaunchRenamedAndExportsItsOwn) {
   const std::string source =
       wrong_candidate(two_output_task(), kStarter, WrongKind::kDropTail, 1).source;
@@ -91,6 +122,7 @@ TEST(BrokenCandidate, TheLineItReportsHoldsTheCallThatCannotCompile) {
 
 TEST(WrongCandidate, KindNamesAreStable) {
   EXPECT_EQ(kind_name(WrongKind::kPerturbOne), "perturb_one");
+  EXPECT_EQ(kind_name(WrongKind::kPerturbFraction), "perturb_fraction");
   EXPECT_EQ(kind_name(WrongKind::kDropTail), "drop_tail");
   EXPECT_EQ(kind_name(WrongKind::kUnwritten), "unwritten");
 }

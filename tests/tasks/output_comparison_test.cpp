@@ -31,9 +31,10 @@ TEST(OutputComparison, CountsMismatchesAndReportsTheFirst) {
   const auto expected = values({1, 2, 3, 4, 5, 6});
   const auto actual = values({1, 2.5f, 3, 4, 5, 9});
   const ErrorStats s =
-      compare_host(actual.data(), expected.data(), KILN_F32, 6, {2, 3}, {0.1, 0.0, 0}, 0);
+      compare_host(actual.data(), expected.data(), KILN_F32, 6, {2, 3}, {0.2, 0.0, 0}, 0);
   EXPECT_EQ(s.checked, 6);
   EXPECT_EQ(s.mismatches, 2);
+  EXPECT_EQ(s.far, 0);  // 3.0 is within 16x the 0.2 tolerance
   EXPECT_DOUBLE_EQ(s.max_abs, 3.0);
   EXPECT_DOUBLE_EQ(s.max_rel, 0.5);
   ASSERT_EQ(s.first_mismatches.size(), 2u);
@@ -69,10 +70,35 @@ TEST(OutputComparison, CountsNanInfAndUnwritten) {
   EXPECT_NE(s.summary().find("never written"), std::string::npos);
 }
 
+// max_mismatch_fraction forgives near misses: a few elements a little outside the tolerance.
+// One element beyond kNearMissFactor times it (or NaN) fails whatever the fraction.
+TEST(OutputComparison, TheMismatchFractionForgivesNearMissesOnly) {
+  Tolerance tolerance;
+  tolerance.atol = 0.01;
+  tolerance.max_mismatch_fraction = 0.5;
+  std::vector<float> expected = {1, 1, 1, 1};
+  std::vector<float> near = {1.05f, 1, 1, 1};  // 5x the tolerance
+  ErrorStats s = compare_host(near.data(), expected.data(), KILN_F32, 4, {4}, tolerance, 0);
+  EXPECT_EQ(s.mismatches, 1);
+  EXPECT_EQ(s.far, 0);
+  EXPECT_TRUE(s.passes(0.5));
+  EXPECT_FALSE(s.passes(0));
+  std::vector<float> far = {1.2f, 1, 1, 1};  // 20x
+  s = compare_host(far.data(), expected.data(), KILN_F32, 4, {4}, tolerance, 0);
+  EXPECT_EQ(s.far, 1);
+  EXPECT_FALSE(s.passes(0.5));
+  EXPECT_NE(s.summary().find("no max_mismatch_fraction forgives"), std::string::npos);
+  std::vector<float> nan = {std::nanf(""), 1, 1, 1};
+  s = compare_host(nan.data(), expected.data(), KILN_F32, 4, {4}, tolerance, 0);
+  EXPECT_FALSE(s.passes(0.5));
+  EXPECT_EQ(s.to_json()["far_mismatches"], 1);
+}
+
 TEST(OutputComparison, MergeAddsCountsAndKeepsMaxima) {
   ErrorStats a;
   a.checked = 10;
   a.mismatches = 1;
+  a.far = 1;
   a.max_abs = 0.5;
   ErrorStats b;
   b.checked = 5;
@@ -81,6 +107,7 @@ TEST(OutputComparison, MergeAddsCountsAndKeepsMaxima) {
   a.merge(b);
   EXPECT_EQ(a.checked, 15);
   EXPECT_EQ(a.mismatches, 1);
+  EXPECT_EQ(a.far, 1);
   EXPECT_EQ(a.max_abs, 2);
   EXPECT_EQ(a.max_rel, 0.1);
 }

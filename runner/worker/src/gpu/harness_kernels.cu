@@ -144,7 +144,7 @@ __global__ void kiln_harness_compare(const void* actual, const void* expected, k
                                      const uint8_t* ignored_rows, int64_t row_elements,
                                      CompareCounters* out) {
   const int size = tasks::dtype_size(dtype);
-  unsigned long long mismatches = 0, nan = 0, inf = 0, poisoned = 0, bitwise = 0;
+  unsigned long long mismatches = 0, far = 0, nan = 0, inf = 0, poisoned = 0, bitwise = 0;
   unsigned long long max_abs = 0, max_rel = 0, first = ~0ull;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   const int64_t begin = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
@@ -170,10 +170,12 @@ __global__ void kiln_harness_compare(const void* actual, const void* expected, k
     }
     if (!tasks::element_passes(a, e, atol, rtol)) {
       ++mismatches;
+      if (tasks::element_far(a, e, atol, rtol)) ++far;
       first = min(first, static_cast<unsigned long long>(i));
     }
   }
   mismatches = warp_sum(mismatches);
+  far = warp_sum(far);
   nan = warp_sum(nan);
   inf = warp_sum(inf);
   poisoned = warp_sum(poisoned);
@@ -183,6 +185,7 @@ __global__ void kiln_harness_compare(const void* actual, const void* expected, k
   first = warp_min(first);
   if ((threadIdx.x & 31) == 0) {
     if (mismatches) atomicAdd(&out->mismatches, mismatches);
+    if (far) atomicAdd(&out->far, far);
     if (nan) atomicAdd(&out->nan, nan);
     if (inf) atomicAdd(&out->inf, inf);
     if (poisoned) atomicAdd(&out->poisoned, poisoned);
@@ -244,7 +247,8 @@ __global__ void __launch_bounds__(kGateThreads, 1)
 }
 
 __global__ void kiln_harness_reset_compare(CompareCounters* out) {
-  *out = CompareCounters{0, 0, 0, 0, 0, 0, 0, ~0ull};
+  *out = CompareCounters{};
+  out->first_mismatch = ~0ull;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ namespace kiln::worker {
 
 struct CompareCounters {
   unsigned long long mismatches;
+  unsigned long long far;  // mismatches beyond tasks::kNearMissFactor x the tolerance
   unsigned long long nan;
   unsigned long long inf;
   unsigned long long poisoned;      // actual == poison pattern

@@ -51,6 +51,7 @@ WorkloadSession::OutputComparison WorkloadSession::compare(const TensorSet& actu
     tasks::ErrorStats stats;
     stats.checked = mask != nullptr ? tensor.checked_elements() : tensor.elements();
     stats.mismatches = static_cast<int64_t>(counters.mismatches);
+    stats.far = static_cast<int64_t>(counters.far);
     stats.nan = static_cast<int64_t>(counters.nan);
     stats.inf = static_cast<int64_t>(counters.inf);
     stats.poisoned = static_cast<int64_t>(counters.poisoned);

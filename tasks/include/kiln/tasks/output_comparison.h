@@ -22,6 +22,7 @@ struct Mismatch {
 struct ErrorStats {
   int64_t checked = 0;     // elements compared
   int64_t mismatches = 0;  // elements outside tolerance
+  int64_t far = 0;         // of those, outside kNearMissFactor x tolerance (element_far)
   int64_t nan = 0;         // NaN elements in the output
   int64_t inf = 0;         // infinite elements in the output
   int64_t poisoned = 0;    // elements still holding the poison pattern (never written)
@@ -31,6 +32,7 @@ struct ErrorStats {
 
   static constexpr size_t kMaxListed = 8;
 
+  // At most max_mismatch_fraction of the checked elements mismatch, none of them far.
   bool passes(double max_mismatch_fraction) const;
   void merge(const ErrorStats& other);
   nlohmann::json to_json() const;
