@@ -60,7 +60,8 @@ void set_distributions(const JsonField& test, const std::string& op, double low,
   }
   for (const auto& [want_op, name, extent] :
        {std::tuple<std::string, std::string, std::string>{"cross_entropy", "targets", "V"},
-        {"rope", "positions", "P"}}) {
+        {"rope", "positions", "P"},
+        {"grouped_gemm_masked", "masked_m", "M+1"}}) {
     if (TensorSpec* tensor = find_input(task, name); op == want_op && tensor) {
       tensor->distribution.kind = "indices";
       tensor->distribution.extent = extent;

@@ -144,5 +144,17 @@ TEST(RaceZoo, GemmFp8BlockscaledIsClean) {
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
 
+TEST(RaceZoo, GemmInt8WgmmaIsClean) {
+  ZooRun z;
+  if (!run_int8_gemm(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
+TEST(RaceZoo, GroupedGemmMaskedBf16IsClean) {
+  ZooRun z;
+  if (!run_masked_grouped_gemm(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+}
+
 }  // namespace
 }  // namespace kiln::check

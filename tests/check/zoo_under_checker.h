@@ -217,6 +217,94 @@ bool run_fp8_blockscaled(Launch& z) {
                1024 + 4 * 32768 + 2 * 4 * 8, {map_a.data(), map_b.data()});
 }
 
+// gemm_int8_wgmma on one 128x128 tile, six 128-deep K tiles of s8 through three stages (each
+// stage refilled once); false without the PTX.
+template <typename Launch>
+bool run_int8_gemm(Launch& z) {
+  const uint32_t m = 128, n = 128, k = 768;
+  uint64_t a = z.buffer(size_t{m} * k, 0x03), b = z.buffer(size_t{n} * k, 0xfd),
+           out = z.buffer(size_t{m} * n * 4, 0);
+  sim::TensorMapDesc d;
+  d.rank = 2;
+  d.data_type = 0;  // CU_TENSOR_MAP_DATA_TYPE_UINT8
+  d.element_bytes = 1;
+  d.global_dim[0] = k;
+  d.global_stride_bytes[0] = 1;
+  d.global_stride_bytes[1] = k;
+  d.box_dim[0] = 128;
+  d.box_dim[1] = 128;
+  d.element_strides[0] = d.element_strides[1] = 1;
+  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
+  std::vector<uint8_t> map_a(sim::kTensorMapBytes), map_b(sim::kTensorMapBytes);
+  d.global_address = a;
+  d.global_dim[1] = m;
+  sim::encode_tensor_map(d, map_a.data());
+  d.global_address = b;
+  d.global_dim[1] = n;
+  sim::encode_tensor_map(d, map_b.data());
+  return z.run("gemm_int8_wgmma", {"gemm_int8_kernel"}, {1, 1}, {256}, {out, m, n, k, n, 1},
+               1024 + 3 * 32768 + 2 * 3 * 8, {map_a.data(), map_b.data()});
+}
+
+// A [G][rows][cols] bf16 tensor map with 64-element boxes of box_rows rows, one group deep.
+inline std::vector<uint8_t> bf16_map_3d(uint64_t address, uint64_t groups, uint64_t rows,
+                                        uint64_t cols, uint32_t box_rows) {
+  sim::TensorMapDesc d;
+  d.rank = 3;
+  d.data_type = 9;  // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  d.element_bytes = 2;
+  d.global_address = address;
+  d.global_dim[0] = cols;
+  d.global_dim[1] = rows;
+  d.global_dim[2] = groups;
+  d.global_stride_bytes[0] = 2;
+  d.global_stride_bytes[1] = cols * 2;
+  d.global_stride_bytes[2] = rows * cols * 2;
+  d.box_dim[0] = 64;
+  d.box_dim[1] = box_rows;
+  d.box_dim[2] = 1;
+  d.element_strides[0] = d.element_strides[1] = d.element_strides[2] = 1;
+  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
+  std::vector<uint8_t> bytes(sim::kTensorMapBytes);
+  sim::encode_tensor_map(d, bytes.data());
+  return bytes;
+}
+
+// grouped_gemm_masked_bf16 (bf16) with one persistent CTA: three groups of 192 rows counting
+// 192, 0 and 70, so the CTA walks three tiles (one a consumer sits out) of eight K tiles
+// through the six-stage ring, carrying its phases across tiles, while the producer's idle warps
+// zero the rows past the counts. Also checks the output after the last schedule: every valid
+// row holds the product, every other row (poisoned before the launches) is zero. False without
+// the PTX.
+template <typename Launch>
+bool run_masked_grouped_gemm(Launch& z) {
+  const uint32_t groups = 3, m = 192, n = 128, k = 512;
+  const size_t c_elements = size_t{groups} * m * n;
+  uint64_t a = z.buffer(size_t{groups} * m * k * 2, 0x3c),
+           b = z.buffer(size_t{groups} * n * k * 2, 0x3c), out = z.buffer(c_elements * 2, 0xff),
+           masked_m = z.buffer(groups * 4, 0);
+  const int32_t counts[groups] = {192, 0, 70};
+  EXPECT_TRUE(z.device.copy_to_device(masked_m, counts, sizeof counts).ok());
+  std::vector<uint8_t> map_a = bf16_map_3d(a, groups, m, k, 128),
+                       map_b = bf16_map_3d(b, groups, n, k, 128);
+  if (!z.run("grouped_gemm_masked_bf16", {"grouped_gemm_masked_kernel", "ILb1E"}, {1}, {384},
+             {masked_m, groups, out, m, n, k, uint64_t{m} * n, n, 1},
+             1024 + 6 * 32768 + 2 * 8192 + 2 * 6 * 8, {map_a.data(), map_b.data()}))
+    return false;
+  std::vector<uint16_t> c(c_elements);
+  EXPECT_TRUE(z.device.copy_to_host(c.data(), out, c_elements * 2).ok());
+  // Every product is 512 * bf16(0x3c3c)^2 = 0.0674 (bf16 0x3d8a).
+  for (uint32_t g = 0; g < groups; ++g) {
+    for (uint32_t r = 0; r < m; ++r) {
+      const uint16_t want = static_cast<int32_t>(r) < counts[g] ? 0x3d8a : 0;
+      const uint16_t got = c[(size_t{g} * m + r) * n + (r % n)];
+      EXPECT_EQ(got, want) << "C[" << g << ", " << r << "]";
+      if (got != want) return true;
+    }
+  }
+  return true;
+}
+
 // Runs `c` under every default schedule of `z`'s checker; false without the PTX.
 template <typename Launch>
 bool run_tma_gemm(Launch& z, const TmaGemmCase& c) {

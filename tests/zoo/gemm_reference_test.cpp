@@ -1,4 +1,5 @@
-// Checks the gemm_tn, gemm_tn_fp8 and grouped_gemm_tn references (kb/zoo/references/src/gemm.cpp).
+// Checks the gemm_tn, gemm_tn_fp8, gemm_tn_int8, grouped_gemm_tn and grouped_gemm_masked
+// references (kb/zoo/references/src/gemm.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -224,6 +225,84 @@ TEST(GroupedGemmTnReference, RejectsBadOffsets) {
   HostTensor offsets = tensor("offsets", KILN_I32, {3}, {0, 1, 3});
   EXPECT_EQ(call("grouped_gemm_tn", {&a, &b_bf16, &offsets, &c}), KILN_ERR_BAD_ARGUMENT);
   EXPECT_EQ(call("grouped_gemm_tn", {&a, &b, &offsets, &c}), KILN_OK);
+}
+
+TEST(GemmTnInt8Reference, ComputesTheExactIntegerProduct) {
+  // A[2,3] · B[2,3]ᵀ with the int8 extremes: 3 · (-128)·(-128) = 49152, no rounding anywhere.
+  HostTensor a = tensor("A", KILN_I8, {2, 3}, {-128, -128, -128, 127, -1, 0});
+  HostTensor b = tensor("B", KILN_I8, {2, 3}, {-128, -128, -128, 1, 2, 3});
+  HostTensor c = tensor("C", KILN_I32, {2, 2});
+  ASSERT_EQ(call("gemm_tn_int8", {&a, &b, &c}), KILN_OK);
+  EXPECT_EQ(values(c), (V{49152, -768, -16128, 125}));
+}
+
+TEST(GemmTnInt8Reference, WrapsLikeInt32WhenTheSumOverflows) {
+  // 2^17 products of (-128)·(-128) = 2^31, one past INT32_MAX: it wraps to -2^31.
+  const int64_t K = int64_t{1} << 17;
+  HostTensor a = filled("A", KILN_I8, {1, K}, -128);
+  HostTensor b = filled("B", KILN_I8, {1, K}, -128);
+  HostTensor c = tensor("C", KILN_I32, {1, 1});
+  ASSERT_EQ(call("gemm_tn_int8", {&a, &b, &c}), KILN_OK);
+  EXPECT_EQ(c.at(0), -std::ldexp(1, 31));
+}
+
+TEST(GemmTnInt8Reference, RowsAndSignatureChecks) {
+  HostTensor a = tensor("A", KILN_I8, {3, 1}, {1, 2, 3});
+  HostTensor b = tensor("B", KILN_I8, {1, 1}, {-5});
+  HostTensor sampled = filled("C", KILN_I32, {3, 1}, 7);
+  ASSERT_EQ(call_rows("gemm_tn_int8", {&a, &b, &sampled}, {2}), KILN_OK);
+  EXPECT_EQ(values(sampled), (V{7, 7, -15}));
+  HostTensor c_f32 = tensor("C", KILN_F32, {3, 1});
+  HostTensor a_u8 = tensor("A", KILN_U8, {3, 1});
+  EXPECT_EQ(call("gemm_tn_int8", {&a, &b, &c_f32}), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("gemm_tn_int8", {&a_u8, &b, &sampled}), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("gemm_tn_int8", {&a, &b}), KILN_ERR_BAD_ARGUMENT);
+}
+
+TEST(GroupedGemmMaskedReference, MultipliesTheValidRowsAndZeroesTheRest) {
+  // G = 2 groups of M = 3 rows, K = N = 1; group 0 counts 2 rows, group 1 none.
+  HostTensor a = tensor("A", KILN_BF16, {2, 3, 1}, {1, 2, 3, 4, 5, 6});
+  HostTensor b = tensor("B", KILN_BF16, {2, 1, 1}, {10, 100});
+  HostTensor masked_m = tensor("masked_m", KILN_I32, {2}, {2, 0});
+  HostTensor c = filled("C", KILN_BF16, {2, 3, 1}, -1);
+  ASSERT_EQ(call("grouped_gemm_masked", {&a, &b, &masked_m, &c}), KILN_OK);
+  EXPECT_EQ(values(c), (V{10, 20, 0, 0, 0, 0}));
+  HostTensor full = tensor("masked_m", KILN_I32, {2}, {0, 3});
+  ASSERT_EQ(call("grouped_gemm_masked", {&a, &b, &full, &c}), KILN_OK);
+  EXPECT_EQ(values(c), (V{0, 0, 0, 400, 500, 600}));
+}
+
+TEST(GroupedGemmMaskedReference, RowsAreFlattenedOverGroupsAndRows) {
+  HostTensor a = tensor("A", KILN_F16, {2, 2, 2}, {1, 1, 2, 2, 3, 3, 4, 4});
+  HostTensor b = tensor("B", KILN_F16, {2, 1, 2}, {1, 2, 10, 20});
+  HostTensor masked_m = tensor("masked_m", KILN_I32, {2}, {1, 2});
+  HostTensor sampled = filled("C", KILN_F16, {2, 2, 1}, -1);
+  // Row 1 is group 0's masked-out row (zeros), row 3 group 1's second row.
+  ASSERT_EQ(call_rows("grouped_gemm_masked", {&a, &b, &masked_m, &sampled}, {1, 3}), KILN_OK);
+  EXPECT_EQ(values(sampled), (V{-1, 0, -1, 120}));
+  EXPECT_EQ(call_rows("grouped_gemm_masked", {&a, &b, &masked_m, &sampled}, {4}),
+            KILN_ERR_BAD_ARGUMENT);
+}
+
+TEST(GroupedGemmMaskedReference, RejectsCountsOutsideTheCapacityAndBadShapes) {
+  HostTensor a = tensor("A", KILN_BF16, {2, 3, 1});
+  HostTensor b = tensor("B", KILN_BF16, {2, 1, 1});
+  HostTensor c = tensor("C", KILN_BF16, {2, 3, 1});
+  for (const V& bad : {V{-1, 0}, V{0, 4}}) {
+    HostTensor masked_m = tensor("masked_m", KILN_I32, {2});
+    for (int g = 0; g < 2; ++g)
+      encode_element(KILN_I32, masked_m.bytes.data(), g, bad[static_cast<size_t>(g)]);
+    EXPECT_EQ(call("grouped_gemm_masked", {&a, &b, &masked_m, &c}), KILN_ERR_BAD_ARGUMENT)
+        << bad[0] << " " << bad[1];
+  }
+  HostTensor masked_m = tensor("masked_m", KILN_I32, {2}, {3, 0});
+  HostTensor short_m = tensor("masked_m", KILN_I32, {1}, {3});
+  HostTensor c_wide = tensor("C", KILN_BF16, {2, 3, 2});
+  HostTensor b_f16 = tensor("B", KILN_F16, {2, 1, 1});
+  EXPECT_EQ(call("grouped_gemm_masked", {&a, &b, &short_m, &c}), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("grouped_gemm_masked", {&a, &b, &masked_m, &c_wide}), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("grouped_gemm_masked", {&a, &b_f16, &masked_m, &c}), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call("grouped_gemm_masked", {&a, &b, &masked_m, &c}), KILN_OK);
 }
 
 }  // namespace

@@ -15,9 +15,10 @@ TEST(ZooReferences, EveryOpOfTheTableHasAReference) {
   for (const OpSignature& signature : op_signatures()) {
     EXPECT_NE(find_zoo_reference(signature.op), nullptr) << signature.op;
   }
-  for (const char* op : {"gemm_tn", "gemm_tn_fp8", "gemm_tn_fp8_blockscaled", "grouped_gemm_tn",
-                         "reduce_sum", "softmax", "rmsnorm", "layernorm", "transpose", "scan",
-                         "topk", "silu_mul", "attention_fwd"}) {
+  for (const char* op :
+       {"gemm_tn", "gemm_tn_fp8", "gemm_tn_fp8_blockscaled", "gemm_tn_int8", "grouped_gemm_tn",
+        "grouped_gemm_masked", "reduce_sum", "softmax", "rmsnorm", "layernorm", "transpose", "scan",
+        "topk", "silu_mul", "attention_fwd"}) {
     EXPECT_NE(find_op_signature(op), nullptr) << op;
   }
 }
@@ -28,6 +29,8 @@ TEST(ZooReferences, UnknownOpsHaveNone) {
   EXPECT_EQ(find_zoo_row_reference("softmax"), nullptr);
   EXPECT_NE(find_zoo_row_reference("gemm_tn"), nullptr);
   EXPECT_NE(find_zoo_row_reference("attention_fwd"), nullptr);
+  EXPECT_NE(find_zoo_row_reference("gemm_tn_int8"), nullptr);
+  EXPECT_NE(find_zoo_row_reference("grouped_gemm_masked"), nullptr);
 }
 
 TEST(ZooReferences, EveryReferenceRejectsMissingTensors) {

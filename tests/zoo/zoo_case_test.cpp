@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -107,6 +108,38 @@ TEST(ZooCase, GroupedGemmOffsetsFollowTheMeta) {
   for (int g = 0; g < 4; ++g) EXPECT_EQ(std::fmod(offsets.at(g + 1) - offsets.at(g), 32), 0);
   meta.shapes = {{{"M", 100}, {"N", 16}, {"K", 16}, {"G", 4}}};
   EXPECT_NE(make_zoo_case(meta, 0, 5).error.find("multiple"), std::string::npos);
+}
+
+TEST(ZooCase, MaskedCountsLieInTheCapacityWithAnEmptyAndAFullGroup) {
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    const std::vector<int32_t> counts = random_masked_counts(5, 100, seed);
+    ASSERT_EQ(counts.size(), 5u);
+    for (const int32_t count : counts) {
+      EXPECT_GE(count, 0);
+      EXPECT_LE(count, 100);
+    }
+    EXPECT_NE(std::find(counts.begin(), counts.end(), 0), counts.end()) << seed;
+    EXPECT_NE(std::find(counts.begin(), counts.end(), 100), counts.end()) << seed;
+  }
+  EXPECT_EQ(random_masked_counts(4, 64, 7), random_masked_counts(4, 64, 7));
+  EXPECT_EQ(random_masked_counts(1, 0, 3), (std::vector<int32_t>{0}));
+}
+
+TEST(ZooCase, MaskedGemmCountsFollowTheMeta) {
+  ZooMeta meta;
+  meta.id = "masked";
+  meta.op = "grouped_gemm_masked";
+  meta.inputs = {{"A", KILN_BF16, {"G", "M", "K"}},
+                 {"B", KILN_BF16, {"G", "N", "K"}},
+                 {"masked_m", KILN_I32, {"G"}}};
+  meta.outputs = {{"C", KILN_BF16, {"G", "M", "N"}}};
+  meta.shapes = {{{"G", 6}, {"M", 40}, {"N", 16}, {"K", 16}}};
+  const CaseResult made = make_zoo_case(meta, 0, 11);
+  ASSERT_TRUE(made.error.empty()) << made.error;
+  const HostTensor& masked_m = made.test_case.inputs[2];
+  std::vector<int32_t> counts;
+  for (int64_t g = 0; g < 6; ++g) counts.push_back(static_cast<int32_t>(masked_m.at(g)));
+  EXPECT_EQ(counts, random_masked_counts(6, 40, 11 ^ (3 * 0x2545f4914f6cdd1dull)));
 }
 
 TEST(ZooCase, Fp8GemmGetsE4m3ValuesInRangeAndFixedScales) {

@@ -17,10 +17,16 @@ struct Cost {
 };
 
 Cost cost_of(const std::string& op, const ZooCase& c) {
-  if (op == "gemm_tn" || op == "gemm_tn_fp8" || op == "grouped_gemm_tn") {
+  if (op == "gemm_tn" || op == "gemm_tn_fp8" || op == "gemm_tn_int8" || op == "grouped_gemm_tn") {
     const HostTensor& out = c.outputs.at(0);  // C[M, N]
     const int64_t K = c.inputs.at(0).shape.at(1);
     return {out.shape[0] * out.shape[1] * K, out.shape[0], out.shape[1]};
+  }
+  if (op == "grouped_gemm_masked") {
+    const HostTensor& out = c.outputs.at(0);  // C[G, M, N], rows flattened over [G, M]
+    const int64_t K = c.inputs.at(0).shape.at(2);
+    const int64_t rows = out.shape[0] * out.shape[1];
+    return {rows * out.shape[2] * K, rows, out.shape[2]};
   }
   if (op == "attention_fwd") {
     const auto& q = c.inputs.at(0).shape;  // [B, H, S, D]

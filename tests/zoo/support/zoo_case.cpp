@@ -132,6 +132,21 @@ std::vector<int32_t> random_group_offsets(int64_t M, int64_t G, int64_t multiple
   return offsets;
 }
 
+std::vector<int32_t> random_masked_counts(int64_t G, int64_t M, uint64_t seed) {
+  uint64_t state = seed;
+  std::vector<int32_t> counts;
+  for (int64_t g = 0; g < G; ++g)
+    counts.push_back(static_cast<int32_t>(mix(state) % static_cast<uint64_t>(M + 1)));
+  if (G >= 2) {  // a kernel must skip an empty group and stop at a full one's end
+    const auto empty = static_cast<size_t>(mix(state) % static_cast<uint64_t>(G));
+    const auto full =
+        (empty + 1 + mix(state) % static_cast<uint64_t>(G - 1)) % static_cast<size_t>(G);
+    counts[empty] = 0;
+    counts[full] = static_cast<int32_t>(M);
+  }
+  return counts;
+}
+
 CaseResult make_zoo_case(const ZooMeta& meta, size_t shape_index, uint64_t seed) {
   CaseResult result;
   if (shape_index >= meta.shapes.size()) {
@@ -170,6 +185,12 @@ CaseResult make_zoo_case(const ZooMeta& meta, size_t shape_index, uint64_t seed)
       const auto offsets = random_group_offsets(M, G, meta.group_sizes_multiple_of, tensor_seed);
       for (size_t g = 0; g < offsets.size(); ++g) {
         encode_element(t.dtype, t.bytes.data(), static_cast<int64_t>(g), offsets[g]);
+      }
+    } else if (meta.op == "grouped_gemm_masked" && t.name == "masked_m") {
+      const int64_t M = c.dims.count("M") ? c.dims.at("M") : 0;
+      const auto counts = random_masked_counts(t.element_count(), M, tensor_seed);
+      for (size_t g = 0; g < counts.size(); ++g) {
+        encode_element(t.dtype, t.bytes.data(), static_cast<int64_t>(g), counts[g]);
       }
     } else if ((meta.op == "cross_entropy" && t.name == "targets") ||
                (meta.op == "rope" && t.name == "positions")) {

@@ -7,6 +7,8 @@
 //     appears), scale_a = 0.5 and scale_b = 0.25;
 //   grouped_gemm_tn: offsets are a random partition of M into G groups, some empty, each
 //     a multiple of test.group_sizes_multiple_of (8 when absent);
+//   grouped_gemm_masked: masked_m are uniform counts in [0, M], one group empty and
+//     another full (when G >= 2);
 //   cross_entropy targets and rope positions: uniform integers in [0, V) and [0, P);
 //   topk and moe_gating_topk: values on a grid of 256 steps across the range, so rows hold ties;
 //   moe_permute indices: K distinct experts in [0, E) per token, skewed towards low ids;
@@ -47,5 +49,10 @@ uint64_t case_seed(const std::string& id, size_t shape_index, uint64_t base_seed
 
 // The G+1 group starts partitioning M rows (exposed for its test).
 std::vector<int32_t> random_group_offsets(int64_t M, int64_t G, int64_t multiple_of, uint64_t seed);
+
+// The G valid-row counts of a masked grouped GEMM with M rows per group (exposed for its
+// test): uniform in [0, M], then (G >= 2) one random group set to 0 and another to M, so
+// every draw holds an empty group, a full one and, usually, partial ones.
+std::vector<int32_t> random_masked_counts(int64_t G, int64_t M, uint64_t seed);
 
 }  // namespace kiln::zoo

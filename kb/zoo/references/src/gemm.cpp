@@ -1,6 +1,7 @@
-// gemm_tn, gemm_tn_fp8, gemm_tn_fp8_blockscaled and grouped_gemm_tn: C = A·Bᵀ per row of C.
+// gemm_tn, gemm_tn_fp8, gemm_tn_fp8_blockscaled, gemm_tn_int8, grouped_gemm_tn and
+// grouped_gemm_masked: C = A·Bᵀ per row of C.
 //
-// Operands are widened exactly to float (every f16, bf16 and E4M3 value is a float), each
+// Operands are widened exactly to float (every f16, bf16, E4M3 and int8 value is a float), each
 // product is formed in double (exact: at most 2x11 significant bits, no overflow or
 // underflow), and the products of one output are summed in double in ascending k. So the
 // result is the exact dot product rounded twice at most (once in the double sum, once to
@@ -31,6 +32,11 @@ struct MatrixView {
 };
 
 MatrixView matrix(const kiln_tensor& t) { return {&t, 0, t.strides[0], t.strides[1]}; }
+
+// Output element (i, j) of a matrix view, written by the dot products.
+int64_t element(const MatrixView& view, int64_t i, int64_t j) {
+  return view.base + i * view.row_stride + j * view.col_stride;
+}
 
 // Rows `rows` of `view` (K columns each) as a dense row-major float matrix.
 std::vector<float> widen_rows(const MatrixView& view, std::span<const int64_t> rows, int64_t K) {
@@ -155,16 +161,52 @@ bool check_grouped(const kiln_tensor* t, int n_tensors, int n_scalars) {
   return previous == M;
 }
 
-// C rows `rows` = scale · A[rows]·Bᵀ.
-void gemm_rows(const MatrixView& a, const MatrixView& b, const kiln_tensor& c, int64_t N, int64_t K,
+// C rows `rows` = scale · A[rows]·Bᵀ, C a matrix view; int32 outputs wrap modulo 2^32 (the
+// sum itself is exact: below 2^53).
+void gemm_rows(const MatrixView& a, const MatrixView& b, const MatrixView& c, int64_t N, int64_t K,
                std::span<const int64_t> rows, double scale) {
   if (rows.empty() || N == 0) return;
   const std::vector<float> a_rows = widen_rows(a, rows, K);
   const std::vector<float> b_all = widen_all(b, N, K);
+  const bool wrap_int32 = c.tensor->dtype == KILN_I32;
   dot_products(a_rows, static_cast<int64_t>(rows.size()), b_all, N, K,
                [&](int64_t r, int64_t j, double sum) {
-                 detail::store(c, offset(c, rows[static_cast<size_t>(r)], j), sum * scale);
+                 double value = sum * scale;
+                 if (wrap_int32) {
+                   const auto bits = static_cast<uint32_t>(static_cast<int64_t>(value));
+                   value = static_cast<int32_t>(bits);
+                 }
+                 detail::store(*c.tensor, element(c, rows[static_cast<size_t>(r)], j), value);
                });
+}
+
+bool check_gemm_tn_int8(const kiln_tensor* t, int n_tensors, int n_scalars) {
+  return t != nullptr && n_tensors == 3 && n_scalars == 0 &&
+         check_tn(t[0], t[1], t[2], KILN_I8, KILN_I32);
+}
+
+// A[G,M,K], B[G,N,K], masked_m[G] with every count in [0, M], C[G,M,N].
+bool check_masked(const kiln_tensor* t, int n_tensors, int n_scalars) {
+  if (t == nullptr || n_tensors != 4 || n_scalars != 0) return false;
+  const kiln_tensor& a = t[0];
+  const kiln_tensor& b = t[1];
+  const kiln_tensor& masked_m = t[2];
+  const kiln_tensor& c = t[3];
+  const kiln_dtype dtype = a.dtype;
+  if (!is_half_type(dtype) || !is_tensor(a, dtype, 3) || !is_tensor(b, dtype, 3) ||
+      !is_tensor(masked_m, KILN_I32, 1) || !is_tensor(c, dtype, 3)) {
+    return false;
+  }
+  const int64_t G = a.shape[0], M = a.shape[1], K = a.shape[2], N = b.shape[1];
+  if (!detail::has_shape(b, {G, N, K}) || !detail::has_shape(masked_m, {G}) ||
+      !detail::has_shape(c, {G, M, N})) {
+    return false;
+  }
+  for (int64_t g = 0; g < G; ++g) {
+    const double count = load(masked_m, offset(masked_m, g));
+    if (count < 0 || count > static_cast<double>(M)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -175,8 +217,8 @@ int reference_gemm_tn_rows(const kiln_tensor* tensors, int n_tensors, const kiln
   const kiln_tensor& c = tensors[2];
   if (!detail::valid_rows(rows, c.shape[0])) return KILN_ERR_BAD_ARGUMENT;
   return detail::guarded([&] {
-    gemm_rows(matrix(tensors[0]), matrix(tensors[1]), c, c.shape[1], tensors[0].shape[1], rows,
-              1.0);
+    gemm_rows(matrix(tensors[0]), matrix(tensors[1]), matrix(c), c.shape[1], tensors[0].shape[1],
+              rows, 1.0);
   });
 }
 
@@ -194,8 +236,8 @@ int reference_gemm_tn_fp8_rows(const kiln_tensor* tensors, int n_tensors, const 
   if (!detail::valid_rows(rows, c.shape[0])) return KILN_ERR_BAD_ARGUMENT;
   const double scale = load(tensors[2], 0) * load(tensors[3], 0);  // exact: two floats
   return detail::guarded([&] {
-    gemm_rows(matrix(tensors[0]), matrix(tensors[1]), c, c.shape[1], tensors[0].shape[1], rows,
-              scale);
+    gemm_rows(matrix(tensors[0]), matrix(tensors[1]), matrix(c), c.shape[1], tensors[0].shape[1],
+              rows, scale);
   });
 }
 
@@ -274,7 +316,7 @@ int reference_grouped_gemm_tn_rows(const kiln_tensor* tensors, int n_tensors, co
     }
     for (const auto& [g, group_rows] : rows_of_group) {
       const MatrixView b_group{&b, g * b.strides[0], b.strides[1], b.strides[2]};
-      gemm_rows(matrix(a), b_group, c, N, K, group_rows, 1.0);
+      gemm_rows(matrix(a), b_group, matrix(c), N, K, group_rows, 1.0);
     }
   });
 }
@@ -284,6 +326,61 @@ int reference_grouped_gemm_tn(const kiln_tensor* tensors, int n_tensors, const k
   if (!check_grouped(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
   const auto rows = detail::all_rows(tensors[3].shape[0]);
   return reference_grouped_gemm_tn_rows(tensors, n_tensors, scalars, n_scalars, rows);
+}
+
+int reference_gemm_tn_int8_rows(const kiln_tensor* tensors, int n_tensors, const kiln_scalar*,
+                                int n_scalars, std::span<const int64_t> rows) {
+  if (!check_gemm_tn_int8(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
+  const kiln_tensor& c = tensors[2];
+  if (!detail::valid_rows(rows, c.shape[0])) return KILN_ERR_BAD_ARGUMENT;
+  return detail::guarded([&] {
+    gemm_rows(matrix(tensors[0]), matrix(tensors[1]), matrix(c), c.shape[1], tensors[0].shape[1],
+              rows, 1.0);
+  });
+}
+
+int reference_gemm_tn_int8(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
+                           int n_scalars) {
+  if (!check_gemm_tn_int8(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
+  const auto rows = detail::all_rows(tensors[2].shape[0]);
+  return reference_gemm_tn_int8_rows(tensors, n_tensors, scalars, n_scalars, rows);
+}
+
+// Row g*M + r of C: A[g, r]·B[g]ᵀ when r < masked_m[g], zeros otherwise.
+int reference_grouped_gemm_masked_rows(const kiln_tensor* tensors, int n_tensors,
+                                       const kiln_scalar*, int n_scalars,
+                                       std::span<const int64_t> rows) {
+  if (!check_masked(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
+  const kiln_tensor& a = tensors[0];
+  const kiln_tensor& b = tensors[1];
+  const kiln_tensor& masked_m = tensors[2];
+  const kiln_tensor& c = tensors[3];
+  const int64_t G = a.shape[0], M = a.shape[1], K = a.shape[2], N = b.shape[1];
+  if (!detail::valid_rows(rows, G * M)) return KILN_ERR_BAD_ARGUMENT;
+  return detail::guarded([&] {
+    std::map<int64_t, std::vector<int64_t>> valid_rows_of_group;
+    for (const int64_t row : rows) {
+      const int64_t g = row / M, r = row % M;
+      if (r < static_cast<int64_t>(load(masked_m, offset(masked_m, g)))) {
+        valid_rows_of_group[g].push_back(r);
+      } else {
+        for (int64_t j = 0; j < N; ++j) detail::store(c, offset(c, g, r, j), 0.0);
+      }
+    }
+    for (const auto& [g, group_rows] : valid_rows_of_group) {
+      const MatrixView a_group{&a, g * a.strides[0], a.strides[1], a.strides[2]};
+      const MatrixView b_group{&b, g * b.strides[0], b.strides[1], b.strides[2]};
+      const MatrixView c_group{&c, g * c.strides[0], c.strides[1], c.strides[2]};
+      gemm_rows(a_group, b_group, c_group, N, K, group_rows, 1.0);
+    }
+  });
+}
+
+int reference_grouped_gemm_masked(const kiln_tensor* tensors, int n_tensors,
+                                  const kiln_scalar* scalars, int n_scalars) {
+  if (!check_masked(tensors, n_tensors, n_scalars)) return KILN_ERR_BAD_ARGUMENT;
+  const auto rows = detail::all_rows(tensors[3].shape[0] * tensors[3].shape[1]);
+  return reference_grouped_gemm_masked_rows(tensors, n_tensors, scalars, n_scalars, rows);
 }
 
 }  // namespace kiln::zoo

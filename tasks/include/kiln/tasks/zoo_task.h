@@ -11,7 +11,8 @@
 //                  scale_b are 0.5 and 0.25; grouped_gemm_tn's offsets cut M into G contiguous
 //                  groups whose sizes are multiples of test.group_sizes_multiple_of (8 when
 //                  absent); cross_entropy's targets and rope's positions are uniform indices
-//                  in [0, V) and [0, P)
+//                  in [0, V) and [0, P); grouped_gemm_masked's masked_m uniform counts in
+//                  [0, M] (the zoo test also forces one empty and one full group)
 //   reference      the op's CPU reference in kb/zoo/references (zoo_op), not a reference.cpp
 //   starter        the entry's own kernel.cu; readme: its NOTES.md
 //   sha256         of meta.json's text

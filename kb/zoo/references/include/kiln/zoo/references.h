@@ -7,7 +7,9 @@
 //
 // GEMM-like ops and attention also have a row reference that computes only chosen rows
 // of the output, so a test can check a large shape on a sample of rows:
-//   gemm_tn, gemm_tn_fp8, gemm_tn_fp8_blockscaled, grouped_gemm_tn: rows of C (0 <= row < M);
+//   gemm_tn, gemm_tn_fp8, gemm_tn_fp8_blockscaled, gemm_tn_int8, grouped_gemm_tn: rows of C
+//     (0 <= row < M);
+//   grouped_gemm_masked: rows of C flattened over [G, M] (g*M + r);
 //   attention_fwd: rows of O flattened over [B, H, S] ((b*H + h)*S + s).
 // Other rows of the output are left untouched.
 #pragma once
@@ -38,7 +40,9 @@ std::vector<std::string_view> zoo_reference_ops();
 int reference_gemm_tn(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_gemm_tn_fp8(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_gemm_tn_fp8_blockscaled(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_gemm_tn_int8(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_grouped_gemm_tn(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_grouped_gemm_masked(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_reduce_sum(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_softmax(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_rmsnorm(const kiln_tensor*, int, const kiln_scalar*, int);
@@ -64,8 +68,12 @@ int reference_gemm_tn_fp8_rows(const kiln_tensor*, int, const kiln_scalar*, int,
                                std::span<const int64_t> rows);
 int reference_gemm_tn_fp8_blockscaled_rows(const kiln_tensor*, int, const kiln_scalar*, int,
                                            std::span<const int64_t> rows);
+int reference_gemm_tn_int8_rows(const kiln_tensor*, int, const kiln_scalar*, int,
+                                std::span<const int64_t> rows);
 int reference_grouped_gemm_tn_rows(const kiln_tensor*, int, const kiln_scalar*, int,
                                    std::span<const int64_t> rows);
+int reference_grouped_gemm_masked_rows(const kiln_tensor*, int, const kiln_scalar*, int,
+                                       std::span<const int64_t> rows);
 int reference_attention_fwd_rows(const kiln_tensor*, int, const kiln_scalar*, int,
                                  std::span<const int64_t> rows);
 
