@@ -115,6 +115,20 @@ TEST(RaceZoo, HistogramRadixPassIsClean) {
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
 
+TEST(RaceZoo, QuantFp8Group128IsClean) {
+  ZooRun z;
+  if (!run_quant_fp8(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+  EXPECT_EQ(z.detector.launches(), kZooSchedules);
+}
+
+TEST(RaceZoo, KvCacheAppendRopeIsClean) {
+  ZooRun z;
+  if (!run_kv_cache_append(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+  EXPECT_EQ(z.detector.launches(), kZooSchedules);
+}
+
 class RaceZooTmaGemm : public ::testing::TestWithParam<TmaGemmCase> {};
 
 TEST_P(RaceZooTmaGemm, IsClean) {

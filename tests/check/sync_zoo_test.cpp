@@ -113,6 +113,20 @@ TEST(SyncZoo, HistogramRadixPassIsClean) {
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
 
+TEST(SyncZoo, QuantFp8Group128IsClean) {
+  ZooRun z;
+  if (!run_quant_fp8(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+  EXPECT_EQ(z.detector.launches(), kZooSchedules);
+}
+
+TEST(SyncZoo, KvCacheAppendRopeIsClean) {
+  ZooRun z;
+  if (!run_kv_cache_append(z)) GTEST_SKIP() << "no zoo PTX (no CUDA toolkit)";
+  EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
+  EXPECT_EQ(z.detector.launches(), kZooSchedules);
+}
+
 class SyncZooTmaGemm : public ::testing::TestWithParam<TmaGemmCase> {};
 
 TEST_P(SyncZooTmaGemm, IsClean) {

@@ -1,7 +1,7 @@
-// Launch sequences of the zoo's decode-attention, MoE routing, look-back scan and histogram
-// entries at small shapes, shared by the race detector's and the sync monitor's zoo tests
-// (each launch runs under every default schedule; see zoo_under_checker.h). Each returns false
-// when the zoo PTX was not built (no CUDA toolkit).
+// Launch sequences of the zoo's decode-attention, MoE routing, look-back scan, histogram and
+// memory-bound (fp8 quantization, KV-cache append) entries at small shapes, shared by the race
+// detector's and the sync monitor's zoo tests (each launch runs under every default schedule; see
+// zoo_under_checker.h). Each returns false when the zoo PTX was not built (no CUDA toolkit).
 #pragma once
 
 #include <cstring>
@@ -103,6 +103,33 @@ bool run_histogram(ZooLaunch<Observer>& z) {
   const uint32_t n = 10003;
   const uint64_t keys = z.buffer(n * 4, 0x5a), counts = z.buffer(256 * 4, 0);
   return z.run("histogram_radix_pass", {"histogram_kernel"}, {3}, {256}, {keys, n, 8, 1, counts});
+}
+
+// One block of 8 warps over 153 groups of 128 channels (77 two-group chunks, the last half
+// empty): three turns of the warp-strided loop with 4 chunks in flight, half-warp shuffles.
+template <typename Observer>
+bool run_quant_fp8(ZooLaunch<Observer>& z) {
+  const uint32_t tokens = 9, h = 2176, vectors = tokens * h / 8;
+  const uint64_t x = z.buffer(tokens * h * 2, 0x3c), q = z.buffer(tokens * h, 0),
+                 scales = z.buffer(tokens * h / 128 * 4, 0);
+  return z.run("quant_fp8_group128", {"quant_fp8_group128_kernel"}, {1}, {256},
+               {x, q, scales, vectors});
+}
+
+// One block of 128 threads striding over 20 tokens x 2 heads x 4 units, scattered to distinct
+// cache rows (7t mod 24).
+template <typename Observer>
+bool run_kv_cache_append(ZooLaunch<Observer>& z) {
+  const uint32_t tokens = 20, heads = 2, d = 64, rows = 24;
+  std::vector<int32_t> positions(tokens);
+  for (uint32_t t = 0; t < tokens; ++t) positions[t] = static_cast<int32_t>((7 * t) % rows);
+  const uint64_t k = z.buffer(tokens * heads * d * 2, 0x3c),
+                 v = z.buffer(tokens * heads * d * 2, 0x3c), pos = int_buffer(z, positions),
+                 cos = z.buffer(rows * d / 2 * 4, 0x3c), sin = z.buffer(rows * d / 2 * 4, 0x3c),
+                 k_cache = z.buffer(rows * heads * d * 2, 0),
+                 v_cache = z.buffer(rows * heads * d * 2, 0);
+  return z.run("kv_cache_append_rope", {"kv_cache_append_rope_kernel"}, {1}, {128},
+               {k, v, pos, cos, sin, k_cache, v_cache, tokens, heads, d, rows});
 }
 
 }  // namespace kiln::check

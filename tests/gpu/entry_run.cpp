@@ -285,7 +285,21 @@ bool EntryRun::check_outputs(const ZooCase& test_case, const DeviceCase& device,
   comparisons = compare_all(actual, reference);
   bool all_passed = true;
   for (const Comparison& c : comparisons) all_passed = all_passed && c.passed();
-  if (all_passed && reference.rows) {
+  if (all_passed && reference.rows && reference.others_untouched) {
+    // The op writes only these rows; the others hold what was there before (the poison).
+    for (const HostTensor& t : actual) {
+      const ChangedOutside found =
+          find_changed_outside_rows(t, *reference.rows, reference.row_length, poison_);
+      if (found.count > 0) {
+        report_.failure(when + ": output " + t.name + " has " + std::to_string(found.count) +
+                        " elements changed outside the rows the op writes, the first at " + t.name +
+                        format_index(t.shape, found.first) +
+                        "; write only the rows it names and leave the rest as they are");
+        all_passed = false;
+      }
+    }
+    if (!all_passed) return false;
+  } else if (all_passed && reference.rows) {
     // Rows outside the sample are not compared, but they must at least be written:
     // NaN or infinity there is a poisoned (unwritten) or garbage element.
     for (const HostTensor& t : actual) {
@@ -327,6 +341,7 @@ bool EntryRun::correct_run(ZooCase& test_case, DeviceCase& device, const Referen
   when_text << label << " (outputs poisoned with 0x" << std::hex << static_cast<int>(poison)
             << " bytes)";
   const std::string when = when_text.str();
+  poison_ = poison;
   for (size_t o = 0; o < device.outputs.size(); ++o) {
     DeviceBuffer& buffer = device.outputs[o];
     const size_t bytes = test_case.outputs[o].bytes.size();

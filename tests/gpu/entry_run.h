@@ -75,6 +75,9 @@ class EntryRun {
   cudaStream_t stream_ = nullptr;
   std::string gpu_name_;
   bool broken_ = false;  // a kernel fault: the context is unusable
+  // The byte the outputs were last poisoned with: what an op that writes only some rows
+  // (ReferenceRun::others_untouched) must leave in the others.
+  unsigned char poison_ = 0;
 
  private:
   bool setup(const std::filesystem::path& library);

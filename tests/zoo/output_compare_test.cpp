@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -87,6 +88,19 @@ TEST(OutputCompare, FindsNonFiniteElementsAnywhere) {
   EXPECT_EQ(found.count, 2);
   EXPECT_EQ(found.first, 4);
   EXPECT_EQ(find_nonfinite(tensor("i", KILN_I32, {2}, {1, 2})).count, 0);
+}
+
+TEST(OutputCompare, FindsElementsChangedOutsideTheWrittenRows) {
+  // Rows of 2 elements; rows 1 and 3 were written, rows 0 and 2 must still hold 0xff bytes.
+  HostTensor t = tensor("cache", KILN_BF16, {4, 2});
+  std::fill(t.bytes.begin(), t.bytes.end(), static_cast<unsigned char>(0xff));
+  encode_element(KILN_BF16, t.bytes.data(), 2, 1.5);  // row 1: written, not counted
+  EXPECT_EQ(find_changed_outside_rows(t, {3, 1}, 2, 0xff).count, 0);
+  t.bytes[2 * 4 + 1] = 0x7f;  // the upper byte of element 4 (row 2)
+  const ChangedOutside found = find_changed_outside_rows(t, {3, 1}, 2, 0xff);
+  EXPECT_EQ(found.count, 1);
+  EXPECT_EQ(found.first, 4);
+  EXPECT_EQ(find_changed_outside_rows(t, {1, 2, 3}, 2, 0xff).count, 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "output_compare.h"
@@ -77,6 +78,41 @@ TEST(ReferenceRun, ExplainsASignatureTheReferenceRejects) {
   const ReferenceRun run = run_reference(meta.op, made.test_case, 1);
   EXPECT_EQ(run.status, KILN_ERR_BAD_ARGUMENT);
   EXPECT_NE(run.error.find("meta.json"), std::string::npos) << run.error;
+}
+
+TEST(ReferenceRun, ChecksOnlyTheCacheRowsAKvAppendWritesAndWantsTheOthersUntouched) {
+  ZooMeta meta;
+  meta.id = "kv";
+  meta.op = "kv_cache_append_rope";
+  meta.inputs = {{"k_new", KILN_BF16, {"T", "HK", "D"}},
+                 {"v_new", KILN_BF16, {"T", "HK", "D"}},
+                 {"positions", KILN_I32, {"T"}},
+                 {"cos", KILN_F32, {"S", "D/2"}},
+                 {"sin", KILN_F32, {"S", "D/2"}}};
+  meta.outputs = {{"k_cache", KILN_BF16, {"S", "HK", "D"}},
+                  {"v_cache", KILN_BF16, {"S", "HK", "D"}}};
+  meta.shapes = {{{"T", 6}, {"S", 50}, {"HK", 2}, {"D", 16}}};
+  CaseResult made = make_zoo_case(meta, 0, 4);
+  ASSERT_TRUE(made.error.empty()) << made.error;
+  const ReferenceRun run = run_reference(meta.op, made.test_case, 4);
+  ASSERT_EQ(run.status, KILN_OK) << run.error;
+  ASSERT_TRUE(run.rows.has_value());
+  EXPECT_TRUE(run.others_untouched);
+  EXPECT_EQ(run.row_length, 2 * 16);
+  std::vector<int64_t> positions;
+  for (int64_t t = 0; t < 6; ++t)
+    positions.push_back(static_cast<int64_t>(made.test_case.inputs[2].at(t)));
+  std::sort(positions.begin(), positions.end());
+  EXPECT_EQ(*run.rows, positions);
+  EXPECT_NE(run.coverage.find("6 of 50 rows"), std::string::npos) << run.coverage;
+}
+
+TEST(ReferenceRun, SampledRowsDoNotAskTheOthersToBeUntouched) {
+  const ZooMeta meta = gemm_meta();
+  CaseResult made = make_zoo_case(meta, 0, 1);
+  const ReferenceRun sampled = run_reference(meta.op, made.test_case, 1, 1000, 8);
+  ASSERT_TRUE(sampled.rows.has_value());
+  EXPECT_FALSE(sampled.others_untouched);
 }
 
 }  // namespace

@@ -230,6 +230,43 @@ TEST(ZooCase, MoeUnpermuteDestRowsArePermutations) {
   EXPECT_EQ(*rows.rbegin(), 299);
 }
 
+ZooMeta kv_cache_meta(int64_t T, int64_t S) {
+  ZooMeta meta;
+  meta.id = "kv";
+  meta.op = "kv_cache_append_rope";
+  meta.inputs = {{"k_new", KILN_BF16, {"T", "HK", "D"}},
+                 {"v_new", KILN_BF16, {"T", "HK", "D"}},
+                 {"positions", KILN_I32, {"T"}},
+                 {"cos", KILN_F32, {"S", "D/2"}},
+                 {"sin", KILN_F32, {"S", "D/2"}}};
+  meta.outputs = {{"k_cache", KILN_BF16, {"S", "HK", "D"}},
+                  {"v_cache", KILN_BF16, {"S", "HK", "D"}}};
+  meta.shapes = {{{"T", T}, {"S", S}, {"HK", 1}, {"D", 16}}};
+  return meta;
+}
+
+TEST(ZooCase, KvCachePositionsAreDistinctRowsOfTheCacheInRandomOrder) {
+  for (const auto& [T, S] : {std::pair<int64_t, int64_t>{60, 60}, {40, 100000}}) {
+    const CaseResult made = make_zoo_case(kv_cache_meta(T, S), 0, 9);
+    ASSERT_TRUE(made.error.empty()) << made.error;
+    const HostTensor& positions = made.test_case.inputs[2];
+    std::set<double> rows;
+    bool ascending = true;
+    for (int64_t t = 0; t < T; ++t) {
+      const double p = positions.at(t);
+      EXPECT_GE(p, 0);
+      EXPECT_LT(p, static_cast<double>(S));
+      EXPECT_EQ(p, std::floor(p));
+      if (t > 0 && p < positions.at(t - 1)) ascending = false;
+      rows.insert(p);
+    }
+    EXPECT_EQ(static_cast<int64_t>(rows.size()), T);
+    EXPECT_FALSE(ascending);
+  }
+  const CaseResult too_many = make_zoo_case(kv_cache_meta(5, 4), 0, 9);
+  EXPECT_NE(too_many.error.find("at least T"), std::string::npos) << too_many.error;
+}
+
 TEST(ZooCase, IntegerInputsAreWholeNumbersInRange) {
   ZooMeta meta;
   meta.id = "scan";

@@ -150,4 +150,25 @@ NonFinite find_nonfinite(const HostTensor& tensor) {
   return total;
 }
 
+ChangedOutside find_changed_outside_rows(const HostTensor& tensor, const std::vector<int64_t>& rows,
+                                         int64_t row_length, unsigned char fill) {
+  ChangedOutside found;
+  const int64_t count = tensor.element_count();
+  const auto size = static_cast<int64_t>(dtype_size(tensor.dtype));
+  std::vector<int64_t> sorted = rows;
+  std::sort(sorted.begin(), sorted.end());
+  size_t next = 0;  // the first written row at or after the current element's row
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t row = row_length > 0 ? i / row_length : 0;
+    while (next < sorted.size() && sorted[next] < row) ++next;
+    if (next < sorted.size() && sorted[next] == row) continue;
+    const unsigned char* byte = tensor.bytes.data() + i * size;
+    if (std::any_of(byte, byte + size, [&](unsigned char b) { return b != fill; })) {
+      if (found.first < 0) found.first = i;
+      ++found.count;
+    }
+  }
+  return found;
+}
+
 }  // namespace kiln::zoo

@@ -50,4 +50,14 @@ struct NonFinite {
 };
 NonFinite find_nonfinite(const HostTensor& tensor);
 
+// The elements outside `rows` (row r = elements [r*row_length, (r+1)*row_length)) with a byte
+// other than `fill`: for an op that writes only those rows, where the rest of the output must
+// keep what it held before the launch (the harness's poison). `first` is an element index.
+struct ChangedOutside {
+  int64_t count = 0;
+  int64_t first = -1;
+};
+ChangedOutside find_changed_outside_rows(const HostTensor& tensor, const std::vector<int64_t>& rows,
+                                         int64_t row_length, unsigned char fill);
+
 }  // namespace kiln::zoo

@@ -1,6 +1,7 @@
 #include "reference_run.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "kiln/zoo/references.h"
@@ -46,6 +47,18 @@ std::vector<int64_t> sample(int64_t total, int64_t count, uint64_t seed) {
     chosen.insert(static_cast<int64_t>(state % static_cast<uint64_t>(total)));
   }
   return {chosen.begin(), chosen.end()};
+}
+
+// The rows an op writes when it writes only some (a KV-cache append: the rows at positions[T] of
+// k_cache and v_cache[S, HK, D]), sorted; none for ops that write all of their outputs.
+std::optional<std::vector<int64_t>> written_rows(const std::string& op, const ZooCase& c) {
+  if (op != "kv_cache_append_rope") return std::nullopt;
+  const HostTensor& positions = c.inputs.at(2);
+  std::vector<int64_t> rows;
+  for (int64_t t = 0; t < positions.element_count(); ++t)
+    rows.push_back(static_cast<int64_t>(positions.at(t)));
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 std::string status_text(int status) {
@@ -96,6 +109,14 @@ ReferenceRun run_reference(const std::string& op, ZooCase& test_case, uint64_t s
   } else {
     run.coverage = "all elements";
     run.status = full(tensors.data(), n_tensors, scalars, n_scalars);
+    if (auto rows = written_rows(op, test_case); rows && run.status == KILN_OK) {
+      const auto& shape = test_case.outputs.at(0).shape;
+      run.row_length = shape.at(1) * shape.at(2);
+      run.coverage = "the " + std::to_string(rows->size()) + " of " + std::to_string(shape.at(0)) +
+                     " rows the op writes (the others must be left untouched)";
+      run.rows = std::move(rows);
+      run.others_untouched = true;
+    }
   }
   if (run.status != KILN_OK)
     run.error = "the CPU reference for " + op + " returned " + status_text(run.status);

@@ -1,5 +1,7 @@
 // Runs the CPU reference of an entry's op on a ZooCase: on every output element when the
-// shape is cheap enough, else (GEMM-like ops and attention) on a random sample of rows.
+// shape is cheap enough, else (GEMM-like ops and attention) on a random sample of rows. An op
+// that writes only some rows of its outputs (kv_cache_append_rope) is checked on those rows,
+// and the others must be left untouched.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,10 @@ struct ReferenceRun {
   // [r*row_length, (r+1)*row_length) of every output.
   std::optional<std::vector<int64_t>> rows;
   int64_t row_length = 0;
+  // With rows set: true when they are all the op writes (kv_cache_append_rope: the cache rows at
+  // `positions`), so every other element must keep the bytes it held before the launch; false
+  // when they sample an output that is written everywhere.
+  bool others_untouched = false;
   std::string coverage;  // "all elements" or "64 of 8192 rows (sampled)"
 };
 

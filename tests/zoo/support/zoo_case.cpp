@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "kiln/zoo/numeric.h"
 #include "kiln/zoo/parallel_for.h"
@@ -83,6 +84,23 @@ void fill_permutation(HostTensor& t, uint64_t seed) {
   }
   for (int64_t i = 0; i < count; ++i)
     encode_element(t.dtype, t.bytes.data(), i, static_cast<double>(order[static_cast<size_t>(i)]));
+}
+
+// count distinct integers uniform in [0, extent), in random order (a partial Fisher-Yates
+// shuffle of 0 .. extent-1 that stores only the swapped slots); count <= extent.
+void fill_distinct_indices(HostTensor& t, int64_t extent, uint64_t seed) {
+  std::unordered_map<int64_t, int64_t> swapped;
+  const auto slot = [&](int64_t i) {
+    const auto it = swapped.find(i);
+    return it != swapped.end() ? it->second : i;
+  };
+  uint64_t state = seed;
+  for (int64_t i = 0; i < t.element_count(); ++i) {
+    const int64_t j = i + static_cast<int64_t>(mix(state) % static_cast<uint64_t>(extent - i));
+    const int64_t chosen = slot(j);
+    swapped[j] = slot(i);
+    encode_element(t.dtype, t.bytes.data(), i, static_cast<double>(chosen));
+  }
 }
 
 }  // namespace
@@ -204,6 +222,14 @@ CaseResult make_zoo_case(const ZooMeta& meta, size_t shape_index, uint64_t seed)
       fill(t, tensor_seed, [&](uint64_t& state) {
         return static_cast<double>(mix(state) % static_cast<uint64_t>(extent));
       });
+    } else if (meta.op == "kv_cache_append_rope" && t.name == "positions") {
+      // Cache rows to write: distinct, so no two tokens write one row.
+      const int64_t S = c.dims.count("S") ? c.dims.at("S") : 0;
+      if (S < t.element_count()) {
+        result.error = "dim S must be at least T to draw T distinct positions";
+        return result;
+      }
+      fill_distinct_indices(t, S, tensor_seed);
     } else if (meta.op == "moe_permute" && t.name == "indices") {
       const int64_t E = c.dims.count("E") ? c.dims.at("E") : 0;
       if (E < t.shape.at(1)) {

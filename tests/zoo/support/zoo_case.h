@@ -13,6 +13,7 @@
 //   topk and moe_gating_topk: values on a grid of 256 steps across the range, so rows hold ties;
 //   moe_permute indices: K distinct experts in [0, E) per token, skewed towards low ids;
 //   moe_unpermute dest_rows: a random permutation of [0, T*K);
+//   kv_cache_append_rope positions: T distinct integers in [0, S), in random order;
 //   integer inputs: uniform integers within the range.
 #pragma once
 

@@ -115,6 +115,18 @@ std::vector<OpSignature> build_table() {
        {tensor("keys", {KILN_I32}, {"N"})},
        {tensor("counts", {KILN_I32}, {"256"})},
        {{"shift", KILN_I64}}},
+      // Memory-bound entries (quantization, KV-cache write).
+      {"quant_fp8_group128",
+       {tensor("x", {KILN_BF16}, {"T", "H"})},
+       {tensor("q", {KILN_E4M3}, {"T", "H"}), tensor("scales", {KILN_F32}, {"T", "H/128"})},
+       {}},
+      {"kv_cache_append_rope",
+       {tensor("k_new", {KILN_BF16}, {"T", "HK", "D"}),
+        tensor("v_new", {KILN_BF16}, {"T", "HK", "D"}), tensor("positions", {KILN_I32}, {"T"}),
+        tensor("cos", {KILN_F32}, {"S", "D/2"}), tensor("sin", {KILN_F32}, {"S", "D/2"})},
+       {tensor("k_cache", {KILN_BF16}, {"S", "HK", "D"}),
+        tensor("v_cache", {KILN_BF16}, {"S", "HK", "D"})},
+       {}},
   };
 }
 

@@ -38,6 +38,9 @@ constexpr Entry kReferences[] = {
     {"moe_permute", reference_moe_permute, nullptr},
     {"moe_unpermute", reference_moe_unpermute, nullptr},
     {"radix_histogram", reference_radix_histogram, nullptr},
+    // Memory-bound entries (quantization, KV-cache write).
+    {"quant_fp8_group128", reference_quant_fp8_group128, nullptr},
+    {"kv_cache_append_rope", reference_kv_cache_append_rope, nullptr},
 };
 
 const Entry* find(std::string_view op) {

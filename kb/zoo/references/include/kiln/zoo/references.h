@@ -61,6 +61,9 @@ int reference_moe_gating_topk(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_moe_permute(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_moe_unpermute(const kiln_tensor*, int, const kiln_scalar*, int);
 int reference_radix_histogram(const kiln_tensor*, int, const kiln_scalar*, int);
+// Memory-bound entries (quantization, KV-cache write).
+int reference_quant_fp8_group128(const kiln_tensor*, int, const kiln_scalar*, int);
+int reference_kv_cache_append_rope(const kiln_tensor*, int, const kiln_scalar*, int);
 
 int reference_gemm_tn_rows(const kiln_tensor*, int, const kiln_scalar*, int,
                            std::span<const int64_t> rows);
