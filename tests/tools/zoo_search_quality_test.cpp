@@ -18,10 +18,10 @@ namespace {
 
 using json = nlohmann::json;
 
-// Floors a little under what the set scored on 2026-12-03, so a ranking change that loses a few
-// queries fails here instead of going unnoticed.
-constexpr double kTop1Floor = 0.80;
-constexpr double kTop3Floor = 0.90;
+// Floors a little under what the set scored on 2026-12-03 (top-1 72/80, top-3 77/80), so a
+// ranking change that loses more than a few queries fails here instead of going unnoticed.
+constexpr double kTop1Floor = 0.85;
+constexpr double kTop3Floor = 0.925;
 
 const std::filesystem::path kKbDir = KILN_KB_DIR;
 
