@@ -9,6 +9,7 @@ namespace kiln::kb {
 namespace {
 
 constexpr size_t kMaxTerms = 16;
+constexpr size_t kMaxCompounds = 8;
 constexpr size_t kMaxTermBytes = 64;
 
 bool is_stop_word(const std::string& word) {
@@ -22,13 +23,15 @@ bool is_stop_word(const std::string& word) {
 
 }  // namespace
 
-FtsQuery make_fts_query(std::string_view text) {
+FtsQuery make_fts_query(std::string_view text, bool compounds) {
   std::vector<std::string> words;
+  std::vector<std::string> sequence;  // every word in order, repeats and stop words included
   std::string word;
   auto flush = [&]() {
-    if (!word.empty() && word.size() <= kMaxTermBytes &&
-        std::find(words.begin(), words.end(), word) == words.end())
-      words.push_back(word);
+    if (!word.empty() && word.size() <= kMaxTermBytes) {
+      sequence.push_back(word);
+      if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+    }
     word.clear();
   };
   for (char c : text) {
@@ -45,6 +48,20 @@ FtsQuery make_fts_query(std::string_view text) {
     if (!is_stop_word(w)) kept.push_back(w);
   if (kept.empty()) kept = words;
   if (kept.size() > kMaxTerms) kept.resize(kMaxTerms);
+  if (compounds) {
+    size_t added = 0;
+    for (size_t i = 0; i + 1 < sequence.size() && added < kMaxCompounds; ++i) {
+      const std::string& a = sequence[i];
+      const std::string& b = sequence[i + 1];
+      if (is_stop_word(a) || is_stop_word(b)) continue;
+      std::string joined = a + b;
+      if (joined.size() > kMaxTermBytes ||
+          std::find(kept.begin(), kept.end(), joined) != kept.end())
+        continue;
+      kept.push_back(std::move(joined));
+      ++added;
+    }
+  }
 
   FtsQuery query;
   query.terms = kept;

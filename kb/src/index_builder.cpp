@@ -2,6 +2,7 @@
 // fresh SQLite file next to the target, then renames it into place.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -38,7 +39,7 @@ CREATE TABLE zoo_dtype(entry INTEGER NOT NULL, dtype TEXT NOT NULL);
 CREATE INDEX zoo_technique_by_name ON zoo_technique(technique, entry);
 CREATE INDEX zoo_dtype_by_name ON zoo_dtype(dtype, entry);
 CREATE VIRTUAL TABLE zoo_fts USING fts5(id, title, op, techniques, technique_text, arch, dtypes, description,
-                                        notes, code, tokenize = 'porter unicode61 remove_diacritics 2');
+                                        notes, code, joined_names, tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE ptx_form(rowid INTEGER PRIMARY KEY, opcode TEXT, syntax TEXT, ptx_isa TEXT, ptx_isa_number INTEGER,
                       sms TEXT, min_sm TEXT, modifiers TEXT, wrapper TEXT, signature TEXT, header TEXT, notes TEXT);
 CREATE INDEX ptx_form_by_opcode ON ptx_form(opcode);
@@ -67,6 +68,33 @@ fs::path temp_path_for(const fs::path& out) {
   fs::path temp = out;
   temp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
   return temp;
+}
+
+// Each two adjacent parts of the id, the op and the techniques as one word ("split_k" gives
+// "splitk", "gemm_tma_store_epilogue" gives "gemmtma tmastore storeepilogue"): the tokenizer
+// splits names at '_', so a query that writes a name as one word ("splitk", "pingpong") would
+// otherwise miss it.
+std::string joined_names(const ZooEntry& entry) {
+  std::vector<std::string> names = {entry.id, entry.op};
+  names.insert(names.end(), entry.techniques.begin(), entry.techniques.end());
+  std::vector<std::string> joined;
+  for (const auto& name : names) {
+    std::vector<std::string> parts;
+    std::string part;
+    for (char c : name + "_") {
+      if (c == '_') {
+        if (!part.empty()) parts.push_back(part);
+        part.clear();
+      } else {
+        part += c;
+      }
+    }
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      std::string word = parts[i] + parts[i + 1];
+      if (std::find(joined.begin(), joined.end(), word) == joined.end()) joined.push_back(word);
+    }
+  }
+  return join(joined, " ");
 }
 
 // The builder's state: one open database and the statements it reuses.
@@ -120,8 +148,8 @@ class Builder {
     op.bind(1, entry.op).run();
     Statement fts(db_.handle(),
                   "INSERT INTO zoo_fts(rowid, id, title, op, techniques, technique_text, arch, "
-                  "dtypes, description, "
-                  "notes, code) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+                  "dtypes, description, notes, code, joined_names) "
+                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     fts.bind(1, rowid)
         .bind(2, entry.id)
         .bind(3, entry.title)
@@ -131,7 +159,7 @@ class Builder {
         .bind(7, entry.arch)
         .bind(8, join(entry.dtypes, " "))
         .bind(9, entry.description);
-    fts.bind(10, entry.notes).bind(11, entry.kernel).run();
+    fts.bind(10, entry.notes).bind(11, entry.kernel).bind(12, joined_names(entry)).run();
     for (const auto& warning : entry.warnings)
       report_.warnings.push_back("zoo entry `" + entry.id + "`: " + warning);
     ++report_.zoo_entries;

@@ -26,11 +26,13 @@ constexpr int kMaxLimit = 50;
 // zoo_fts columns, in order, as named to the agent; and their BM25 weights.
 const std::vector<std::string>& zoo_fields() {
   static const std::vector<std::string> fields = {
-      "id",   "title",  "op",          "techniques", "technique definitions",
-      "arch", "dtypes", "description", "NOTES.md",   "kernel.cu"};
+      "id",     "title",       "op",       "techniques", "technique definitions", "arch",
+      "dtypes", "description", "NOTES.md", "kernel.cu",  "joined names"};
   return fields;
 }
-constexpr const char* kZooRank = "bm25(zoo_fts, 6.0, 8.0, 4.0, 6.0, 1.0, 1.0, 1.0, 4.0, 1.5, 0.25)";
+// The joined names ("splitk" for split_k) weigh as much as the id they come from.
+constexpr const char* kZooRank =
+    "bm25(zoo_fts, 6.0, 8.0, 4.0, 6.0, 1.0, 1.0, 1.0, 4.0, 1.5, 0.25, 6.0)";
 constexpr const char* kFormRank = "bm25(ptx_form_fts, 6.0, 2.0, 3.0, 1.0, 1.0)";
 // kiln's curated notes outrank an ingested document section of equal relevance.
 constexpr const char* kSectionRank =
@@ -201,7 +203,7 @@ std::vector<std::string> KbIndex::opcodes() const {
 }
 
 Result<ZooPage> KbIndex::search_zoo(const ZooQuery& query) const {
-  FtsQuery fts = make_fts_query(query.text);
+  FtsQuery fts = make_fts_query(query.text, /*compounds=*/true);
   const bool filtered =
       !query.op.empty() || !query.technique.empty() || !query.arch.empty() || !query.dtype.empty();
   if (fts.empty() && !filtered) {

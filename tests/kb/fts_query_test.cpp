@@ -41,5 +41,19 @@ TEST(FtsQuery, EmptyPunctuationAndHugeInputsAreBounded) {
   EXPECT_TRUE(make_fts_query(std::string(1000, 'x')).empty());  // one 1000-byte "word" is dropped
 }
 
+TEST(FtsQuery, CompoundsJoinAdjacentWordsAfterTheWordsThemselves) {
+  EXPECT_EQ(make_fts_query("split-K gemm", true).terms,
+            (std::vector<std::string>{"split", "k", "gemm", "splitk", "kgemm"}));
+  // Common words neither join nor count; a compound already among the words is not repeated.
+  EXPECT_EQ(make_fts_query("the layer norm of rows", true).terms,
+            (std::vector<std::string>{"layer", "norm", "rows", "layernorm"}));
+  EXPECT_EQ(make_fts_query("ping pong pingpong", true).terms,
+            (std::vector<std::string>{"ping", "pong", "pingpong", "pongpingpong"}));
+  EXPECT_EQ(make_fts_query("split k").terms, (std::vector<std::string>{"split", "k"}));
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "w" + std::to_string(i) + " ";
+  EXPECT_EQ(make_fts_query(many, true).terms.size(), 24u);
+}
+
 }  // namespace
 }  // namespace kiln::kb

@@ -90,7 +90,10 @@ TEST_F(KbIndexTest, HitsSayWhyTheyMatchedAndCarrySnippetsAndMeasurements) {
   EXPECT_EQ(hit.measured[0]["gpu"], "NVIDIA H200");
   EXPECT_EQ(hit.techniques.front(), "wgmma");
   EXPECT_EQ(hit.dtypes, (std::vector<std::string>{"f16", "bf16"}));
-  EXPECT_EQ(page->terms, (std::vector<std::string>{"warp", "specialized", "persistent", "gemm"}));
+  // The words, then each two adjacent ones joined (for names the zoo writes as one word).
+  EXPECT_EQ(page->terms, (std::vector<std::string>{"warp", "specialized", "persistent", "gemm",
+                                                   "warpspecialized", "specializedpersistent",
+                                                   "persistentgemm"}));
 }
 
 TEST_F(KbIndexTest, FiltersNarrowTheResultsAndWorkWithoutAQuery) {

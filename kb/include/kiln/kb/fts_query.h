@@ -16,7 +16,10 @@ struct FtsQuery {
   bool empty() const { return terms.empty(); }
 };
 
-// Common English words are dropped unless nothing else is left; at most 16 terms.
-FtsQuery make_fts_query(std::string_view text);
+// Common English words are dropped unless nothing else is left; at most 16 terms. With
+// `compounds`, each two adjacent words (neither a common one) are also searched for as one word,
+// after the words themselves (at most 8 more): how people split what the zoo writes as one name
+// ("split-K", "ping pong", "layer norm" for split_k, pingpong, layernorm).
+FtsQuery make_fts_query(std::string_view text, bool compounds = false);
 
 }  // namespace kiln::kb

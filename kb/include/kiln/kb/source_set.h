@@ -14,7 +14,7 @@
 namespace kiln::kb {
 
 // Bump when the index schema or what is extracted changes: every index rebuilds.
-inline constexpr int kIndexFormatVersion = 1;
+inline constexpr int kIndexFormatVersion = 2;
 
 enum class SourceKind { kCcclHeader, kPtxNote, kZooFile, kZooVocabulary, kPtxDocument };
 
