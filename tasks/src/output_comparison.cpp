@@ -7,6 +7,7 @@
 
 #include "kiln/tasks/element_check.h"
 #include "kiln/tasks/numeric_codec.h"
+#include "kiln/tasks/tensor_layout.h"
 
 namespace kiln::tasks {
 
@@ -38,6 +39,26 @@ nlohmann::json json_number(double x) {
   return x;
 }
 
+// Counts a mismatch at flat index i and lists it while fewer than kMaxListed are.
+void note_mismatch(ErrorStats& stats, int64_t i, const std::vector<int64_t>& shape,
+                   const std::vector<int64_t>* row_ids, double actual, double expected, bool far) {
+  ++stats.mismatches;
+  if (far) ++stats.far;
+  if (stats.first_mismatches.size() >= ErrorStats::kMaxListed) return;
+  Mismatch m;
+  int64_t flat = i;
+  m.index.assign(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    m.index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  if (row_ids != nullptr && !m.index.empty() && m.index[0] < static_cast<int64_t>(row_ids->size()))
+    m.index[0] = (*row_ids)[static_cast<size_t>(m.index[0])];
+  m.expected = expected;
+  m.actual = actual;
+  stats.first_mismatches.push_back(std::move(m));
+}
+
 }  // namespace
 
 bool ErrorStats::passes(double max_mismatch_fraction) const {
@@ -52,6 +73,7 @@ void ErrorStats::merge(const ErrorStats& other) {
   nan += other.nan;
   inf += other.inf;
   poisoned += other.poisoned;
+  stray += other.stray;
   max_abs = std::max(max_abs, other.max_abs);
   max_rel = std::max(max_rel, other.max_rel);
   for (const auto& m : other.first_mismatches) {
@@ -74,6 +96,7 @@ nlohmann::json ErrorStats::to_json() const {
           {"nan", nan},
           {"inf", inf},
           {"unwritten", poisoned},
+          {"written_outside_rows", stray},
           {"first_mismatches", listed}};
 }
 
@@ -85,6 +108,10 @@ std::string ErrorStats::summary() const {
   if (inf > 0) out += ", " + std::to_string(inf) + " inf";
   if (poisoned > 0) out += ", " + std::to_string(poisoned) + " never written";
   out += ")";
+  if (stray > 0) {
+    out += "; " + std::to_string(stray) +
+           " written in rows the op must leave untouched (they no longer hold the poison)";
+  }
   if (far > 0) {
     out += "; " + std::to_string(far) + " beyond " + format_number(kNearMissFactor) +
            "x the tolerance, which no max_mismatch_fraction forgives";
@@ -107,13 +134,23 @@ ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dty
   const int64_t row_elements =
       shape.empty() || shape[0] == 0 ? elements : std::max<int64_t>(1, elements / shape[0]);
   for (int64_t i = 0; i < elements; ++i) {
+    uint8_t row_flag = 0;
     if (ignored_rows != nullptr) {
       const auto row = static_cast<size_t>(i / row_elements);
-      if (row < ignored_rows->size() && (*ignored_rows)[row] != 0) continue;
+      if (row < ignored_rows->size()) row_flag = (*ignored_rows)[row];
+      if (row_flag == kRowIgnored) continue;
     }
     ++stats.checked;
     const uint64_t abits = load_bits(actual, i, size);
     const double a = decode(dtype, abits);
+    if (row_flag == kRowUntouched) {
+      // Outside the rows the op writes: the poison must still be there, bit for bit.
+      if (abits != poison_pattern) {
+        ++stats.stray;
+        note_mismatch(stats, i, shape, row_ids, a, decode(dtype, poison_pattern), true);
+      }
+      continue;
+    }
     const double e = decode(dtype, load_bits(expected, i, size));
     if (abits == poison_pattern) ++stats.poisoned;
     if (is_nan(a)) ++stats.nan;
@@ -123,26 +160,9 @@ ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dty
       stats.max_abs = std::max(stats.max_abs, diff);
       if (e != 0) stats.max_rel = std::max(stats.max_rel, diff / magnitude(e));
     }
-    if (!element_passes(a, e, tolerance.atol, tolerance.rtol)) {
-      ++stats.mismatches;
-      if (element_far(a, e, tolerance.atol, tolerance.rtol)) ++stats.far;
-      if (stats.first_mismatches.size() < ErrorStats::kMaxListed) {
-        Mismatch m;
-        int64_t flat = i;
-        m.index.assign(shape.size(), 0);
-        for (size_t d = shape.size(); d-- > 0;) {
-          m.index[d] = flat % shape[d];
-          flat /= shape[d];
-        }
-        if (row_ids != nullptr && !m.index.empty() &&
-            m.index[0] < static_cast<int64_t>(row_ids->size())) {
-          m.index[0] = (*row_ids)[static_cast<size_t>(m.index[0])];
-        }
-        m.expected = e;
-        m.actual = a;
-        stats.first_mismatches.push_back(std::move(m));
-      }
-    }
+    if (!element_passes(a, e, tolerance.atol, tolerance.rtol))
+      note_mismatch(stats, i, shape, row_ids, a, e,
+                    element_far(a, e, tolerance.atol, tolerance.rtol));
   }
   return stats;
 }

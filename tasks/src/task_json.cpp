@@ -53,6 +53,17 @@ nlohmann::json to_json(const Task& task) {
       distributions[tensor.name] = {{"kind", "indices"},
                                     {"extent", tensor.distribution.extent},
                                     {"rule", "uniform integers in [0, extent)"}};
+    } else if (!tensor.is_output && tensor.distribution.kind == "distinct_indices") {
+      distributions[tensor.name] = {
+          {"kind", "distinct_indices"},
+          {"extent", tensor.distribution.extent},
+          {"rule",
+           "integers in [0, extent), distinct within each row of the last dimension "
+           "(a 1-D tensor is one row); fixed by the dims"}};
+    } else if (!tensor.is_output && tensor.distribution.kind == "permutation") {
+      distributions[tensor.name] = {
+          {"kind", "permutation"},
+          {"rule", "a permutation of 0 .. elements-1 over the whole tensor; fixed by the dims"}};
     } else if (!tensor.is_output) {
       distributions[tensor.name] = {{"kind", tensor.distribution.kind},
                                     {"low", tensor.distribution.low},
@@ -115,6 +126,14 @@ nlohmann::json to_json(const Task& task) {
   if (!task.ignore_rows_where.empty()) {
     nlohmann::json ignored = nlohmann::json::array();
     for (const auto& rule : task.ignore_rows_where) {
+      if (rule.untouched) {
+        ignored.push_back({{"output", rule.output},
+                           {"index", rule.index},
+                           {"rule", "only the rows of " + rule.output + " that " + rule.index +
+                                        " lists are written; every other row must be left as "
+                                        "it was (the harness checks each byte)"}});
+        continue;
+      }
       ignored.push_back(
           {{"output", rule.output},
            {"index", rule.index},

@@ -70,11 +70,71 @@ Result<std::vector<int64_t>> group_offset_values(const Distribution& distributio
   return begin;
 }
 
+// A small deterministic generator (splitmix64) for the index draws fixed by the dims.
+struct SplitMix {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int64_t below(int64_t bound) {
+    return static_cast<int64_t>(next() % static_cast<uint64_t>(bound));
+  }
+};
+
+// Shuffles values in place (Fisher-Yates).
+void shuffle(std::vector<int64_t>::iterator first, std::vector<int64_t>::iterator last,
+             SplitMix& random) {
+  for (auto n = last - first; n > 1; --n) std::iter_swap(first + (n - 1), first + random.below(n));
+}
+
+// distinct_indices: per row of the last dimension, `row` distinct integers uniform in
+// [0, extent) in random order (Floyd's sampling, then a shuffle), seeded by the shape.
+Result<std::vector<int64_t>> distinct_index_values(const TensorLayout& tensor,
+                                                   const std::map<std::string, int64_t>& dims) {
+  auto extent = evaluate(tensor.distribution.extent, dims);
+  if (!extent) return make_error("distinct_indices extent: " + extent.error().message);
+  const int64_t row = tensor.shape.empty() ? 1 : tensor.shape.back();
+  if (row > *extent)
+    return make_error("distinct_indices needs extent >= " + std::to_string(row) +
+                      " (the last dimension) to draw that many distinct values per row, and "
+                      "extent '" +
+                      tensor.distribution.extent + "' is " + std::to_string(*extent));
+  SplitMix random{static_cast<uint64_t>(*extent) * 0x100000001B3ull +
+                  static_cast<uint64_t>(tensor.elements())};
+  std::vector<int64_t> values;
+  values.reserve(static_cast<size_t>(tensor.elements()));
+  std::vector<int64_t> chosen;
+  for (int64_t r = 0; r < tensor.elements() / row; ++r) {
+    chosen.clear();
+    for (int64_t j = *extent - row; j < *extent; ++j) {
+      const int64_t t = random.below(j + 1);
+      chosen.push_back(std::find(chosen.begin(), chosen.end(), t) == chosen.end() ? t : j);
+    }
+    shuffle(chosen.begin(), chosen.end(), random);
+    values.insert(values.end(), chosen.begin(), chosen.end());
+  }
+  return values;
+}
+
+// permutation: 0 .. elements-1 in an order seeded by the shape.
+std::vector<int64_t> permutation_values(const TensorLayout& tensor) {
+  std::vector<int64_t> values(static_cast<size_t>(tensor.elements()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i);
+  SplitMix random{static_cast<uint64_t>(tensor.elements()) * 0x9E3779B1ull};
+  shuffle(values.begin(), values.end(), random);
+  return values;
+}
+
 // The values of an input whose values follow from the dims, one per element.
 Result<std::vector<int64_t>> fixed_values(const TensorLayout& tensor,
                                           const std::map<std::string, int64_t>& dims) {
   if (tensor.distribution.kind == "group_offsets")
     return group_offset_values(tensor.distribution, dims, tensor.elements());
+  if (tensor.distribution.kind == "distinct_indices") return distinct_index_values(tensor, dims);
+  if (tensor.distribution.kind == "permutation") return permutation_values(tensor);
   return group_index_values(tensor.distribution, dims, tensor.elements());
 }
 
@@ -154,7 +214,7 @@ int64_t TensorLayout::bytes() const { return elements() * dtype_size(dtype); }
 int64_t TensorLayout::checked_elements() const {
   if (ignored_rows.empty() || shape.empty()) return elements();
   int64_t rows = 0;
-  for (uint8_t ignored : ignored_rows) rows += ignored ? 0 : 1;
+  for (uint8_t ignored : ignored_rows) rows += ignored == kRowIgnored ? 0 : 1;
   return rows * (elements() / shape[0]);
 }
 
@@ -257,18 +317,29 @@ Result<WorkloadLayout> layout_workload(const Task& task, const Workload& workloa
       if (t.name == rule.index && !t.is_output) index = &t;
     }
     if (output == nullptr || index == nullptr || index->fixed_bytes.empty() ||
-        index->elements() != output->shape[0]) {
+        (!rule.untouched && index->elements() != output->shape[0])) {
       return make_error("ignore_rows_where (" + rule.output + " by " + rule.index +
                         ") does not fit workload " + workload.name +
                         "; the loader should have refused this task");
     }
-    output->ignored_rows.resize(static_cast<size_t>(output->shape[0]), 0);
     const int size = dtype_size(index->dtype);
+    if (rule.untouched) {
+      output->ignored_rows.assign(static_cast<size_t>(output->shape[0]), kRowUntouched);
+      for (int64_t i = 0; i < index->elements(); ++i) {
+        uint64_t bits = 0;
+        std::memcpy(&bits, index->fixed_bytes.data() + i * size, static_cast<size_t>(size));
+        const double row = decode(index->dtype, bits);
+        if (row >= 0 && row < static_cast<double>(output->shape[0]))
+          output->ignored_rows[static_cast<size_t>(row)] = 0;
+      }
+      continue;
+    }
+    output->ignored_rows.resize(static_cast<size_t>(output->shape[0]), 0);
     for (int64_t r = 0; r < output->shape[0]; ++r) {
       uint64_t bits = 0;
       std::memcpy(&bits, index->fixed_bytes.data() + r * size, static_cast<size_t>(size));
       if (decode(index->dtype, bits) == static_cast<double>(rule.equals))
-        output->ignored_rows[static_cast<size_t>(r)] = 1;
+        output->ignored_rows[static_cast<size_t>(r)] = kRowIgnored;
     }
   }
   for (const auto& spec : task.scalars) {

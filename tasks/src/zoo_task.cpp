@@ -58,15 +58,36 @@ void set_distributions(const JsonField& test, const std::string& op, double low,
     d.align = std::to_string(multiple);
     d.seed = "M+G";
   }
-  for (const auto& [want_op, name, extent] :
-       {std::tuple<std::string, std::string, std::string>{"cross_entropy", "targets", "V"},
-        {"rope", "positions", "P"},
-        {"grouped_gemm_masked", "masked_m", "M+1"}}) {
+  // Index inputs, as the zoo's tests draw them: into another dim, distinct where two equal
+  // values would be outside the op's contract (two tokens writing one cache row, one token
+  // routed twice to an expert), a permutation where the op reads a row map.
+  for (const auto& [want_op, name, kind, extent] :
+       {std::tuple<std::string, std::string, std::string, std::string>{"cross_entropy", "targets",
+                                                                       "indices", "V"},
+        {"rope", "positions", "indices", "P"},
+        {"grouped_gemm_masked", "masked_m", "indices", "M+1"},
+        {"kv_cache_append_rope", "positions", "distinct_indices", "S"},
+        {"moe_permute", "indices", "distinct_indices", "E"},
+        {"moe_unpermute", "dest_rows", "permutation", ""}}) {
     if (TensorSpec* tensor = find_input(task, name); op == want_op && tensor) {
-      tensor->distribution.kind = "indices";
+      tensor->distribution.kind = kind;
       tensor->distribution.extent = extent;
     }
   }
+}
+
+// Ops that write only the rows an input lists: every other output row must keep the poison
+// (what the zoo's tests check with ReferenceRun::others_untouched).
+void set_untouched_rows(const std::string& op, Task& task) {
+  if (op != "kv_cache_append_rope" || !find_input(task, "positions")) return;
+  for (const auto& tensor : task.tensors)
+    if (tensor.is_output) {
+      IgnoredRows rule;
+      rule.output = tensor.name;
+      rule.index = "positions";
+      rule.untouched = true;
+      task.ignore_rows_where.push_back(rule);
+    }
 }
 
 std::vector<Workload> read_shapes(const JsonField& field, std::vector<std::string>& dims) {
@@ -135,6 +156,7 @@ Task read_zoo_test(const JsonField& root, const fs::path& entry, const std::stri
     if (!(low < high)) range->fail("must have low < high");
   }
   set_distributions(*test, task.zoo_op, low, high, task);
+  set_untouched_rows(task.zoo_op, task);
   read_zoo_tolerance(test->at("tolerance"), task, task.tolerance);
   if (const auto flops = test->find("flops")) task.flops = flops->nonempty_string();
   task.bytes = test->find("bytes") ? test->at("bytes").nonempty_string() : "0";

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "kiln/tasks/element_check.h"
 #include "kiln/tasks/numeric_codec.h"
 #include "kiln/tasks/poison_pattern.h"
+#include "kiln/tasks/tensor_layout.h"
 
 namespace kiln::tasks {
 namespace {
@@ -92,6 +94,33 @@ TEST(OutputComparison, TheMismatchFractionForgivesNearMissesOnly) {
   s = compare_host(nan.data(), expected.data(), KILN_F32, 4, {4}, tolerance, 0);
   EXPECT_FALSE(s.passes(0.5));
   EXPECT_EQ(s.to_json()["far_mismatches"], 1);
+}
+
+// Rows flagged kRowUntouched must keep the poison bit for bit; any other value there is a far
+// mismatch, whatever the reference holds and whatever the mismatch fraction.
+TEST(OutputComparison, UntouchedRowsMustKeepThePoison) {
+  const uint32_t poison = 0x7fc0dead;
+  float poisoned = 0;
+  std::memcpy(&poisoned, &poison, 4);
+  const std::vector<float> expected = {1, 2, 0, 0, 5, 6};
+  std::vector<float> actual = {1, 2, poisoned, poisoned, 5, 6};
+  const std::vector<uint8_t> rows = {0, kRowUntouched, 0};
+  ErrorStats s = compare_host(actual.data(), expected.data(), KILN_F32, 6, {3, 2}, {0.0, 0.0, 0},
+                              poison, nullptr, &rows);
+  EXPECT_EQ(s.mismatches, 0);
+  EXPECT_EQ(s.poisoned, 0) << "the untouched row's poison is not 'never written'";
+  EXPECT_TRUE(s.passes(0.0));
+  actual[3] = 0;  // what the reference holds there, yet the op must not write it
+  s = compare_host(actual.data(), expected.data(), KILN_F32, 6, {3, 2}, {0.0, 0.0, 0}, poison,
+                   nullptr, &rows);
+  EXPECT_EQ(s.mismatches, 1);
+  EXPECT_EQ(s.stray, 1);
+  EXPECT_EQ(s.far, 1);
+  EXPECT_FALSE(s.passes(0.5));
+  ASSERT_FALSE(s.first_mismatches.empty());
+  EXPECT_EQ(s.first_mismatches[0].index, (std::vector<int64_t>{1, 1}));
+  EXPECT_NE(s.summary().find("rows the op must leave untouched"), std::string::npos);
+  EXPECT_EQ(s.to_json()["written_outside_rows"], 1);
 }
 
 TEST(OutputComparison, MergeAddsCountsAndKeepsMaxima) {

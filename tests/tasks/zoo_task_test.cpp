@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -152,6 +153,55 @@ TEST(ZooTask, DrawsTheInputsTheZooTestsDrawSpecially) {
     EXPECT_LE(values[g], values[g + 1]);
     EXPECT_EQ((values[g + 1] - values[g]) % 8, 0) << "group " << g;
   }
+}
+
+// Index inputs that must not repeat: top-k experts per token distinct within the row, cache
+// positions distinct over the tensor, the unpermute row map a permutation; and the cache rows
+// no position names are outside the contract and must keep the poison.
+TEST(ZooTask, DrawsDistinctIndicesAndPermutationsAndGuardsUnwrittenRows) {
+  auto permute = load_zoo_task(kZoo, "moe_token_permute");
+  ASSERT_TRUE(permute.ok()) << permute.error().message;
+  for (const Workload& workload : permute->workloads) {
+    auto layout = layout_workload(*permute, workload);
+    ASSERT_TRUE(layout.ok()) << layout.error().message;
+    const TensorLayout& indices = tensor_named(*layout, "indices");
+    const std::vector<int64_t> values = values_of(indices, indices.fixed_bytes);
+    const int64_t k = workload.dims.at("K"), experts = workload.dims.at("E");
+    for (size_t row = 0; row < values.size(); row += static_cast<size_t>(k)) {
+      std::vector<int64_t> chosen(values.begin() + static_cast<std::ptrdiff_t>(row),
+                                  values.begin() + static_cast<std::ptrdiff_t>(row) + k);
+      for (int64_t e : chosen) ASSERT_TRUE(e >= 0 && e < experts) << e;
+      std::sort(chosen.begin(), chosen.end());
+      ASSERT_EQ(std::adjacent_find(chosen.begin(), chosen.end()), chosen.end())
+          << workload.name << " token " << row / static_cast<size_t>(k);
+    }
+  }
+
+  auto unpermute = load_zoo_task(kZoo, "moe_token_unpermute");
+  ASSERT_TRUE(unpermute.ok()) << unpermute.error().message;
+  auto rows_layout = layout_workload(*unpermute, unpermute->sim_workloads[0]);
+  ASSERT_TRUE(rows_layout.ok()) << rows_layout.error().message;
+  const TensorLayout& dest = tensor_named(*rows_layout, "dest_rows");
+  std::vector<int64_t> rows = values_of(dest, dest.fixed_bytes);
+  std::sort(rows.begin(), rows.end());
+  for (size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], static_cast<int64_t>(i));
+
+  auto cache = load_zoo_task(kZoo, "kv_cache_append_rope");
+  ASSERT_TRUE(cache.ok()) << cache.error().message;
+  auto cache_layout = layout_workload(*cache, cache->sim_workloads[0]);
+  ASSERT_TRUE(cache_layout.ok()) << cache_layout.error().message;
+  const TensorLayout& positions = tensor_named(*cache_layout, "positions");
+  std::vector<int64_t> listed = values_of(positions, positions.fixed_bytes);
+  const TensorLayout& k_cache = tensor_named(*cache_layout, "k_cache");
+  ASSERT_EQ(k_cache.ignored_rows.size(), static_cast<size_t>(k_cache.shape[0]));
+  size_t written = 0;
+  for (size_t r = 0; r < k_cache.ignored_rows.size(); ++r) {
+    const bool is_listed = std::find(listed.begin(), listed.end(), r) != listed.end();
+    EXPECT_EQ(k_cache.ignored_rows[r], is_listed ? 0 : kRowUntouched) << "row " << r;
+    written += is_listed ? 1 : 0;
+  }
+  EXPECT_EQ(written, listed.size()) << "positions repeat";
+  EXPECT_EQ(to_json(*cache)["ignore_rows_where"].size(), 2u);
 }
 
 TEST(ZooTask, OutputsWithTheirOwnToleranceKeepIt) {

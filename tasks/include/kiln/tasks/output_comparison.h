@@ -26,6 +26,7 @@ struct ErrorStats {
   int64_t nan = 0;         // NaN elements in the output
   int64_t inf = 0;         // infinite elements in the output
   int64_t poisoned = 0;    // elements still holding the poison pattern (never written)
+  int64_t stray = 0;       // of the mismatches, elements written in rows that must stay poisoned
   double max_abs = 0;      // over finite pairs
   double max_rel = 0;      // over finite pairs with expected != 0
   std::vector<Mismatch> first_mismatches;  // at most kMaxListed, lowest flat index first
@@ -44,7 +45,9 @@ struct ErrorStats {
 // indices into multi-indices for the report; `row_ids`, when given, maps the first
 // dimension to the row numbers of the full output (for sampled rows). `ignored_rows`, when
 // given, flags rows of these buffers (one per first-dim index) outside the contract
-// (task.json "ignore_rows_where"): their elements are neither compared nor counted.
+// (task.json "ignore_rows_where"): their elements are neither compared nor counted; rows
+// flagged kRowUntouched (tensor_layout.h) must still hold `poison_pattern`, and each element
+// that does not is a far mismatch (counted in `stray`).
 ErrorStats compare_host(const void* actual, const void* expected, kiln_dtype dtype,
                         int64_t elements, const std::vector<int64_t>& shape,
                         const Tolerance& tolerance, uint64_t poison_pattern,

@@ -26,6 +26,11 @@ namespace kiln::tasks {
 //              drawn from `seed` with kiln/group_layout.h; fixed by the dims;
 //   "indices": uniform integers in [0, extent), `extent` an expression over the dims (class
 //              targets, cached positions): drawn like uniform with low 0 and high the extent.
+//   "distinct_indices": integers in [0, extent), distinct within each row of the last dimension
+//              (top-k expert ids per token; a 1-D tensor is one row: cache positions no two
+//              tokens share); fixed by the dims;
+//   "permutation": a permutation of 0 .. elements-1 over the whole tensor (row maps); fixed by
+//              the dims.
 struct Distribution {
   std::string kind = "uniform";
   double low = -1;
@@ -36,10 +41,11 @@ struct Distribution {
   std::string align;
   std::string seed;
   double spread = 0.25;
-  std::string extent;  // indices only
+  std::string extent;  // indices and distinct_indices
 
   bool fixed_by_dims() const {
-    return kind == "group_index" || kind == "group_offsets" || kind == "constant";
+    return kind == "group_index" || kind == "group_offsets" || kind == "constant" ||
+           kind == "distinct_indices" || kind == "permutation";
   }
 };
 
@@ -47,10 +53,15 @@ struct Distribution {
 // is never compared, counted or scored when index[r] == equals. `index` is an input whose
 // values the dims fix (a group_index input), so the harness knows the rows without reading
 // memory a candidate can reach.
+//
+// Zoo tasks of ops that write only some rows (zoo_task.h) use the other form, `untouched`: the
+// rows of `output` whose number `index` does not list are outside the contract and must keep
+// the poison pattern the harness wrote (a cache append leaves every other cache row as it was).
 struct IgnoredRows {
   std::string output;
   std::string index;
   int64_t equals = -1;
+  bool untouched = false;  // rows not listed in index must stay poisoned; `equals` unused
 };
 
 // One tensor of the kernel's signature. Shape entries are expressions over the

@@ -18,6 +18,9 @@ namespace kiln::tasks {
 Result<kiln_dtype> parse_dtype(const std::string& name);
 const char* dtype_name(kiln_dtype dtype);
 
+inline constexpr uint8_t kRowIgnored = 1;
+inline constexpr uint8_t kRowUntouched = 2;
+
 struct TensorLayout {
   std::string name;
   kiln_dtype dtype = KILN_F32;
@@ -29,8 +32,9 @@ struct TensorLayout {
   // Inputs whose values the dims fix (distribution.fixed_by_dims()): their dense bytes, the same
   // in every draw; empty for drawn inputs.
   std::vector<unsigned char> fixed_bytes;
-  // Outputs: one flag per row (first-dim index), 1 when the row is outside the contract
-  // (task.json "ignore_rows_where"); empty when every row is checked.
+  // Outputs: one flag per row (first-dim index), kRowIgnored when the row is outside the
+  // contract (task.json "ignore_rows_where"), kRowUntouched when it is outside the contract and
+  // must keep the poison (IgnoredRows::untouched); empty when every row is checked.
   std::vector<uint8_t> ignored_rows;
 
   int64_t elements() const;
