@@ -137,7 +137,7 @@ TEST_P(RaceZooTmaGemm, IsClean) {
   EXPECT_TRUE(z.detector.findings().empty()) << z.findings();
 }
 
-INSTANTIATE_TEST_SUITE_P(Hopper, RaceZooTmaGemm, ::testing::ValuesIn(tma_gemm_cases()),
+INSTANTIATE_TEST_SUITE_P(Hopper, RaceZooTmaGemm, ::testing::ValuesIn(tma_gemm_cases_both_stores()),
                          tma_gemm_case_name);
 
 // The decode GEMM on the tensor cores: 16 warps splitting K, partial tiles meeting in shared

@@ -141,7 +141,7 @@ TEST_P(SyncZooTmaGemm, IsClean) {
 // first stage a consumer reuses after the other's tile. The race detector covers it.
 std::vector<TmaGemmCase> monitored_cases() {
   std::vector<TmaGemmCase> cases;
-  for (TmaGemmCase& c : tma_gemm_cases()) {
+  for (TmaGemmCase& c : tma_gemm_cases_both_stores()) {
     if (c.entry != "gemm_pingpong_consumers") cases.push_back(std::move(c));
   }
   return cases;
