@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -82,9 +83,9 @@ struct ZooLaunch {
   }
 
   // Runs `parts` of zoo entry `entry` under every default schedule and two PCT ones, its
-  // parameters packed
-  // from `args` (64 bits each, at the kernel's offsets and sizes) or, for a parameter of 128
-  // bytes, from `maps`; false without the PTX.
+  // parameters packed from `args` (64 bits each, at the kernel's offsets and sizes; a wider
+  // parameter, a small struct, from as many consecutive args) or, for a parameter of 128 bytes,
+  // from `maps`; false without the PTX.
   bool run(const std::string& entry, const std::vector<std::string>& parts, sim::Dim3 grid,
            sim::Dim3 block, const std::vector<uint64_t>& args, uint32_t smem = 0,
            const std::vector<const uint8_t*>& maps = {}) {
@@ -102,7 +103,10 @@ struct ZooLaunch {
       if (slot.size == sim::kTensorMapBytes && next_map < maps.size()) {
         std::memcpy(params.data() + slot.offset, maps[next_map++], slot.size);
       } else if (next_arg < args.size()) {
-        std::memcpy(params.data() + slot.offset, &args[next_arg++], slot.size);
+        const size_t words = std::min<size_t>((slot.size + 7) / 8, args.size() - next_arg);
+        std::memcpy(params.data() + slot.offset, &args[next_arg],
+                    std::min<size_t>(slot.size, words * 8));
+        next_arg += words;
       }
     }
     // The default schedules, then PCT at depths 1 and 2 (priority schedules must not invent
@@ -133,10 +137,13 @@ struct ZooLaunch {
   }
 };
 
-// The Hopper fp16 GEMMs whose tensor maps are A, B and C (kernel(map_a, map_b, map_c, M, N, K,
-// extra...)), each launched with a grid smaller than its tile count so that every CTA loops
+// The Hopper fp16 GEMMs whose tensor maps are A, B and C (kernel<true>(map_a, map_b, map_c, M,
+// N, K, extra...)), each launched with a grid smaller than its tile count so that every CTA loops
 // over several tiles: the persistent schedule, the ring's phases and the TMA-store buffers
-// carried across tiles, the ping-pong turn barriers, and a 2-CTA cluster's multicast.
+// carried across tiles, the ping-pong turn barriers, and a 2-CTA cluster's multicast. With
+// plain_c, the instantiation for a C the TMA cannot store to (kernel<false>(map_a, map_b,
+// {c, row stride}, M, N, K, extra...)), here at a pitch of N + 1 elements, its staging buffers
+// reused by plain stores.
 struct TmaGemmCase {
   std::string entry;
   std::string kernel;
@@ -145,6 +152,7 @@ struct TmaGemmCase {
   sim::Dim3 grid;
   uint32_t smem;
   std::vector<uint64_t> extra;  // scalar parameters after M, N, K
+  bool plain_c = false;
 };
 
 inline std::vector<TmaGemmCase> tma_gemm_cases() {
@@ -180,10 +188,25 @@ inline std::vector<TmaGemmCase> tma_gemm_cases() {
   };
 }
 
-inline void PrintTo(const TmaGemmCase& c, std::ostream* os) { *os << c.entry; }
+// Each case with the TMA store and with plain stores.
+inline std::vector<TmaGemmCase> tma_gemm_cases_both_stores() {
+  std::vector<TmaGemmCase> cases;
+  for (const TmaGemmCase& c : tma_gemm_cases()) {
+    cases.push_back(c);
+    cases.push_back(c);
+    cases.back().plain_c = true;
+  }
+  return cases;
+}
+
+inline std::string tma_gemm_case_label(const TmaGemmCase& c) {
+  return c.plain_c ? c.entry + "_plain_c" : c.entry;
+}
+
+inline void PrintTo(const TmaGemmCase& c, std::ostream* os) { *os << tma_gemm_case_label(c); }
 
 inline std::string tma_gemm_case_name(const ::testing::TestParamInfo<TmaGemmCase>& info) {
-  return info.param.entry;
+  return tma_gemm_case_label(info.param);
 }
 
 // gemm_fp8_blockscaled on one 128x128 tile, six 128-deep K tiles through four stages (two
@@ -305,17 +328,33 @@ bool run_masked_grouped_gemm(Launch& z) {
   return true;
 }
 
-// Runs `c` under every default schedule of `z`'s checker; false without the PTX.
+// Runs `c` under every default schedule of `z`'s checker; false without the PTX. With plain_c,
+// also checks C after the last schedule: every element the same product, the pad column (past
+// N) untouched.
 template <typename Launch>
 bool run_tma_gemm(Launch& z, const TmaGemmCase& c) {
+  const uint32_t pitch = c.plain_c ? c.n + 1 : c.n;
   uint64_t a = z.buffer(size_t{c.m} * c.k * 2, 0x3c), b = z.buffer(size_t{c.n} * c.k * 2, 0x3c),
-           out = z.buffer(size_t{c.m} * c.n * 2, 0);
+           out = z.buffer(size_t{c.m} * pitch * 2, 0);
   std::vector<uint8_t> map_a = f16_map(a, c.m, c.k, c.box_a), map_b = f16_map(b, c.n, c.k, c.box_b),
                        map_c = f16_map(out, c.m, c.n, 64);
-  std::vector<uint64_t> args = {c.m, c.n, c.k};
+  std::vector<uint64_t> args = c.plain_c ? std::vector<uint64_t>{out, pitch, c.m, c.n, c.k}
+                                         : std::vector<uint64_t>{c.m, c.n, c.k};
   args.insert(args.end(), c.extra.begin(), c.extra.end());
-  return z.run(c.entry, {c.kernel}, c.grid, {384}, args, c.smem,
-               {map_a.data(), map_b.data(), map_c.data()});
+  std::vector<const uint8_t*> maps = {map_a.data(), map_b.data()};
+  if (!c.plain_c) maps.push_back(map_c.data());
+  if (!z.run(c.entry, {c.kernel, c.plain_c ? "ILb0E" : "ILb1E"}, c.grid, {384}, args, c.smem, maps))
+    return false;
+  if (!c.plain_c) return true;
+  std::vector<uint16_t> out_host(size_t{c.m} * pitch);
+  EXPECT_TRUE(z.device.copy_to_host(out_host.data(), out, out_host.size() * 2).ok());
+  EXPECT_NE(out_host[0], 0);
+  for (size_t i = 0; i < out_host.size(); ++i) {
+    const uint16_t want = i % pitch == c.n ? 0 : out_host[0];
+    EXPECT_EQ(out_host[i], want) << "C[" << i / pitch << ", " << i % pitch << "]";
+    if (out_host[i] != want) break;
+  }
+  return true;
 }
 
 }  // namespace kiln::check

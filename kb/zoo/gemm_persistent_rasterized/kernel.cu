@@ -11,10 +11,15 @@
 // schedule is static: CTA b takes tiles b, b + gridDim.x, ... of that order; producer and
 // consumers walk the identical sequence.
 //
+// A C that the TMA cannot store to (row pitch not a multiple of 16 bytes, e.g. an odd N, or a
+// base not 16-byte aligned) takes the kernel's other instantiation, kTmaStoreC = false: the
+// chunks are staged the same way, then the consumer's threads copy them out with bounds-checked
+// plain stores.
+//
 // Constraints (KILN_ERR_UNSUPPORTED otherwise): A, B, C row-major with unit column stride; the
-// row strides of A, B and C multiples of 8 elements and their base addresses 16-byte aligned
-// (TMA); M, N, K < 2^31. Any M, N, K otherwise (ragged tiles are zero-filled by the loads and
-// clipped by the store; K = 0 writes zeros).
+// row strides of A and B multiples of 8 elements and their base addresses 16-byte aligned (TMA
+// loads); M, N, K < 2^31. Any M, N, K and any C pitch otherwise (ragged tiles are zero-filled
+// by the loads and clipped by the store; K = 0 writes zeros).
 #include <cuda.h>          // CUtensorMap and its enums (types only; libcuda is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_fp16.h>
@@ -22,6 +27,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "kiln/abi.h"
 
@@ -239,6 +245,47 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Plain-store epilogue, for a C the TMA cannot store to (pitch not a multiple of 16 bytes)
+// ---------------------------------------------------------------------------------------
+
+// Where the epilogue sends C: a tensor map for TMA stores, else the base and row stride
+// (elements) for plain stores. Only the kernel's third parameter differs, so the TMA
+// instantiation keeps the signature, and the code, of the TMA-only kernel.
+struct PlainC {
+  __half* data;
+  int64_t row_stride;
+};
+template <bool kTmaStoreC>
+using CDestination = std::conditional_t<kTmaStoreC, CUtensorMap, PlainC>;
+
+// The consumer's 128 threads copy one staged 64x64 chunk (in the 128B-swizzled layout the TMA
+// store would read) to C at (row0, col0), clipped to M x N. A 16-byte unit leaves in one vector
+// store where it lies inside C at a 16-byte-aligned address, else element by element.
+__device__ __forceinline__ void store_chunk_plain(const uint8_t* chunk, const PlainC& c, int M,
+                                                  int N, int row0, int col0, int tid) {
+#pragma unroll
+  for (int pass = 0; pass < 64 * 8 / 128; ++pass) {
+    const int r = (tid + pass * 128) / 8;  // chunk row
+    const int u = (tid + pass * 128) % 8;  // 16-byte unit: columns 8u..8u+7
+    const int row = row0 + r;
+    const int col = col0 + u * 8;
+    if (row >= M || col >= N) continue;
+    const uint4 v = *reinterpret_cast<const uint4*>(chunk + r * 128 + ((u ^ (r & 7)) << 4));
+    __half* dst = c.data + row * c.row_stride + col;
+    if (col + 8 <= N && reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
+      *reinterpret_cast<uint4*>(dst) = v;
+    } else {
+      const __half* h = reinterpret_cast<const __half*>(&v);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        if (col + e < N) dst[e] = h[e];
+      }
+    }
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------
 // Tile scheduler: a static persistent schedule over a raster chosen on the host.
 // The tile grid is seen as P x Q tiles, P the banded dimension (tile rows when along_n == 0,
 // tile columns when along_n == 1). Tile t walks down a band of `band` lines of P before
@@ -274,10 +321,13 @@ struct Raster {
 // The kernel
 // ---------------------------------------------------------------------------------------
 
+// kTmaStoreC: C leaves through TMA stores, else through plain stores (store_chunk_plain).
+template <bool kTmaStoreC>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_rasterized_kernel(const __grid_constant__ CUtensorMap map_a,
                           const __grid_constant__ CUtensorMap map_b,
-                          const __grid_constant__ CUtensorMap map_c, int M, int N, int K,
+                          const __grid_constant__ CDestination<kTmaStoreC> c_dst, int M, int N,
+                          int K,
                            int band, int along_n) {
   extern __shared__ uint8_t smem_raw[];
   // Round the base up to 1024 bytes (the swizzle pattern repeats every 8 x 128 bytes).
@@ -337,7 +387,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool store_thread = tid == 0;       // issues this consumer's TMA stores
     const uint32_t staging =
         smem_base + kStagingOffset + consumer * kStagingBuffers * kStagingBytes;
-    if (store_thread) tma_prefetch_map(&map_c);
+    if constexpr (kTmaStoreC) {
+      if (store_thread) tma_prefetch_map(&c_dst);
+    }
 
     float acc[kBlockN / 2];
 #pragma unroll
@@ -402,7 +454,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t buffer = staging + (chunk % kStagingBuffers) * kStagingBytes;
         // (a) The store that last read this buffer (two chunks ago, possibly in the previous
         //     tile) must have finished reading it: at most one younger store may be pending.
-        if (store_thread) bulk_wait_read<kStagingBuffers - 1>();
+        //     Plain stores: each thread passes this barrier only after its copy of the
+        //     previous chunk, so every copy out of this buffer two chunks ago is done.
+        if constexpr (kTmaStoreC) {
+          if (store_thread) bulk_wait_read<kStagingBuffers - 1>();
+        }
         named_barrier_sync(1 + consumer, 128);
         // (b) stmatrix: per call four 8x8 blocks = rows 16*warp..+15, 16 columns. Lanes
         //     8i..8i+7 give the row addresses of block i; register i of every lane holds that
@@ -421,17 +477,25 @@ __global__ void __launch_bounds__(kThreads, 1)
           stmatrix_x4(buffer + row * 128 + ((unit ^ (row & 7)) << 4), r0, r1, r2, r3);
         }
         // (c) Generic-proxy writes, then the async proxy reads them: fence, meet, store.
-        fence_proxy_async_shared();
-        named_barrier_sync(1 + consumer, 128);
-        if (store_thread) {
-          tma_store_2d(&map_c, buffer, col0 + chunk * 64, row0);
-          bulk_commit();
+        //     Plain stores: meet (all 64 rows written), then every thread copies its part.
+        if constexpr (kTmaStoreC) {
+          fence_proxy_async_shared();
+          named_barrier_sync(1 + consumer, 128);
+          if (store_thread) {
+            tma_store_2d(&c_dst, buffer, col0 + chunk * 64, row0);
+            bulk_commit();
+          }
+        } else {
+          named_barrier_sync(1 + consumer, 128);
+          store_chunk_plain(smem + (buffer - smem_base), c_dst, M, N, row0, col0 + chunk * 64, tid);
         }
       }
     }
     // The stores must have read shared memory before the CTA exits (and completed, so the
     // kernel's writes are all issued): wait for all of them.
-    if (store_thread) bulk_wait_all();
+    if constexpr (kTmaStoreC) {
+      if (store_thread) bulk_wait_all();
+    }
   }
 }
 
@@ -531,6 +595,17 @@ RasterChoice choose_raster(int64_t tiles_m, int64_t tiles_n, int64_t wave) {
   return best;
 }
 
+// Sets one instantiation's shared-memory limit and launches it.
+template <bool kTmaStoreC, typename... Args>
+int launch(int grid, cudaStream_t stream, const Args&... args) {
+  if (cudaFuncSetAttribute(gemm_rasterized_kernel<kTmaStoreC>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {
+    return KILN_ERR_LAUNCH;
+  }
+  gemm_rasterized_kernel<kTmaStoreC><<<grid, kThreads, kSmemBytes, stream>>>(args...);
+  return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+}
+
 }  // namespace
 
 extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
@@ -549,8 +624,6 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
     return KILN_ERR_UNSUPPORTED;
   if (M == 0 || N == 0) return KILN_OK;
   if (M >= INT_MAX || N >= INT_MAX || K >= INT_MAX) return KILN_ERR_UNSUPPORTED;
-  // The TMA store needs C's pitch in 16-byte units too (N % 8 == 0 for a contiguous C).
-  if (!tma_compatible(c)) return KILN_ERR_UNSUPPORTED;
   if (K == 0) {  // an empty sum: C = 0
     return cudaMemset2DAsync(c.data, static_cast<size_t>(c.strides[0]) * 2, 0,
                              static_cast<size_t>(N) * 2, static_cast<size_t>(M),
@@ -566,14 +639,14 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
       cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
     return KILN_ERR_LAUNCH;
   }
+  // The TMA store needs C's pitch in 16-byte units too (N % 8 == 0 for a contiguous C);
+  // otherwise C takes plain stores, which need only fp16 alignment.
+  const bool tma_store_c = tma_compatible(c);
+  if (reinterpret_cast<uintptr_t>(c.data) % 2 != 0) return KILN_ERR_UNSUPPORTED;
   CUtensorMap map_a, map_b, map_c;
   if (!encode_fp16_matrix(&map_a, a.data, M, K, a.strides[0], kBlockM) ||
       !encode_fp16_matrix(&map_b, b.data, N, K, b.strides[0], kBlockN) ||
-      !encode_fp16_matrix(&map_c, c.data, M, N, c.strides[0], 64)) {
-    return KILN_ERR_LAUNCH;
-  }
-  if (cudaFuncSetAttribute(gemm_rasterized_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           kSmemBytes) != cudaSuccess) {
+      (tma_store_c && !encode_fp16_matrix(&map_c, c.data, M, N, c.strides[0], 64))) {
     return KILN_ERR_LAUNCH;
   }
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
@@ -581,8 +654,10 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const int grid = static_cast<int>(tiles < sm_count ? tiles : sm_count);
   const RasterChoice raster =
       choose_raster((M + kBlockM - 1) / kBlockM, (N + kBlockN - 1) / kBlockN, grid);
-  gemm_rasterized_kernel<<<grid, kThreads, kSmemBytes, stream>>>(
-      map_a, map_b, map_c, static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-      raster.band, raster.along_n);
-  return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+  const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
+  if (tma_store_c) {
+    return launch<true>(grid, stream, map_a, map_b, map_c, m, n, k, raster.band, raster.along_n);
+  }
+  const PlainC plain_c{static_cast<__half*>(c.data), c.strides[0]};
+  return launch<false>(grid, stream, map_a, map_b, plain_c, m, n, k, raster.band, raster.along_n);
 }

@@ -15,11 +15,16 @@
 // arrivals per phase). A cluster barrier after the barriers are initialized and another before
 // exit keep either CTA from touching a peer that has not started or has already left.
 //
+// A C that the TMA cannot store to (row pitch not a multiple of 16 bytes, e.g. an odd N, or a
+// base not 16-byte aligned) takes the kernel's other instantiation, kTmaStoreC = false: the
+// chunks are staged the same way, then the consumer's threads copy them out with bounds-checked
+// plain stores.
+//
 // Constraints (KILN_ERR_UNSUPPORTED otherwise): A, B, C row-major with unit column stride; the
-// row strides of A, B and C multiples of 8 elements and their base addresses 16-byte aligned
-// (TMA); M, N, K < 2^31. Any M, N, K otherwise (ragged tiles are zero-filled by the loads and
-// clipped by the store; an odd number of tile rows leaves the last cluster's second CTA
-// loading zeros and storing nothing; K = 0 writes zeros).
+// row strides of A and B multiples of 8 elements and their base addresses 16-byte aligned (TMA
+// loads); M, N, K < 2^31. Any M, N, K and any C pitch otherwise (ragged tiles are zero-filled
+// by the loads and clipped by the store; an odd number of tile rows leaves the last cluster's
+// second CTA loading zeros and storing nothing; K = 0 writes zeros).
 #include <cuda.h>          // CUtensorMap and its enums (types only; libcuda is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_fp16.h>
@@ -27,6 +32,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "kiln/abi.h"
 
@@ -293,6 +299,47 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Plain-store epilogue, for a C the TMA cannot store to (pitch not a multiple of 16 bytes)
+// ---------------------------------------------------------------------------------------
+
+// Where the epilogue sends C: a tensor map for TMA stores, else the base and row stride
+// (elements) for plain stores. Only the kernel's third parameter differs, so the TMA
+// instantiation keeps the signature, and the code, of the TMA-only kernel.
+struct PlainC {
+  __half* data;
+  int64_t row_stride;
+};
+template <bool kTmaStoreC>
+using CDestination = std::conditional_t<kTmaStoreC, CUtensorMap, PlainC>;
+
+// The consumer's 128 threads copy one staged 64x64 chunk (in the 128B-swizzled layout the TMA
+// store would read) to C at (row0, col0), clipped to M x N. A 16-byte unit leaves in one vector
+// store where it lies inside C at a 16-byte-aligned address, else element by element.
+__device__ __forceinline__ void store_chunk_plain(const uint8_t* chunk, const PlainC& c, int M,
+                                                  int N, int row0, int col0, int tid) {
+#pragma unroll
+  for (int pass = 0; pass < 64 * 8 / 128; ++pass) {
+    const int r = (tid + pass * 128) / 8;  // chunk row
+    const int u = (tid + pass * 128) % 8;  // 16-byte unit: columns 8u..8u+7
+    const int row = row0 + r;
+    const int col = col0 + u * 8;
+    if (row >= M || col >= N) continue;
+    const uint4 v = *reinterpret_cast<const uint4*>(chunk + r * 128 + ((u ^ (r & 7)) << 4));
+    __half* dst = c.data + row * c.row_stride + col;
+    if (col + 8 <= N && reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
+      *reinterpret_cast<uint4*>(dst) = v;
+    } else {
+      const __half* h = reinterpret_cast<const __half*>(&v);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        if (col + e < N) dst[e] = h[e];
+      }
+    }
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------
 // Tile scheduler: a static persistent schedule over cluster tiles (256x256: two tile rows, one
 // tile column) with a banded raster: cluster tile t walks down a band of kRasterGroup cluster
 // rows before moving one tile column right; cluster c takes cluster tiles c, c + clusters, ...
@@ -320,10 +367,13 @@ struct Raster {
 // The kernel
 // ---------------------------------------------------------------------------------------
 
+// kTmaStoreC: C leaves through TMA stores, else through plain stores (store_chunk_plain).
+template <bool kTmaStoreC>
 __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads, 1)
     gemm_multicast_kernel(const __grid_constant__ CUtensorMap map_a,
                           const __grid_constant__ CUtensorMap map_b,
-                          const __grid_constant__ CUtensorMap map_c, int M, int N, int K) {
+                          const __grid_constant__ CDestination<kTmaStoreC> c_dst, int M, int N,
+                          int K) {
   extern __shared__ uint8_t smem_raw[];
   // Round the base up to 1024 bytes (the swizzle pattern repeats every 8 x 128 bytes).
   uint8_t* smem = reinterpret_cast<uint8_t*>(
@@ -395,7 +445,9 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
     const bool store_thread = tid == 0;       // issues this consumer's TMA stores
     const uint32_t staging =
         smem_base + kStagingOffset + consumer * kStagingBuffers * kStagingBytes;
-    if (store_thread) tma_prefetch_map(&map_c);
+    if constexpr (kTmaStoreC) {
+      if (store_thread) tma_prefetch_map(&c_dst);
+    }
 
     float acc[kBlockN / 2];
 #pragma unroll
@@ -472,7 +524,11 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
         const uint32_t buffer = staging + (chunk % kStagingBuffers) * kStagingBytes;
         // (a) The store that last read this buffer (two chunks ago, possibly in the previous
         //     tile) must have finished reading it: at most one younger store may be pending.
-        if (store_thread) bulk_wait_read<kStagingBuffers - 1>();
+        //     Plain stores: each thread passes this barrier only after its copy of the
+        //     previous chunk, so every copy out of this buffer two chunks ago is done.
+        if constexpr (kTmaStoreC) {
+          if (store_thread) bulk_wait_read<kStagingBuffers - 1>();
+        }
         named_barrier_sync(1 + consumer, 128);
         // (b) stmatrix: per call four 8x8 blocks = rows 16*warp..+15, 16 columns. Lanes
         //     8i..8i+7 give the row addresses of block i; register i of every lane holds that
@@ -491,17 +547,25 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
           stmatrix_x4(buffer + row * 128 + ((unit ^ (row & 7)) << 4), r0, r1, r2, r3);
         }
         // (c) Generic-proxy writes, then the async proxy reads them: fence, meet, store.
-        fence_proxy_async_shared();
-        named_barrier_sync(1 + consumer, 128);
-        if (store_thread) {
-          tma_store_2d(&map_c, buffer, col0 + chunk * 64, row0);
-          bulk_commit();
+        //     Plain stores: meet (all 64 rows written), then every thread copies its part.
+        if constexpr (kTmaStoreC) {
+          fence_proxy_async_shared();
+          named_barrier_sync(1 + consumer, 128);
+          if (store_thread) {
+            tma_store_2d(&c_dst, buffer, col0 + chunk * 64, row0);
+            bulk_commit();
+          }
+        } else {
+          named_barrier_sync(1 + consumer, 128);
+          store_chunk_plain(smem + (buffer - smem_base), c_dst, M, N, row0, col0 + chunk * 64, tid);
         }
       }
     }
     // The stores must have read shared memory before the CTA exits (and completed, so the
     // kernel's writes are all issued): wait for all of them.
-    if (store_thread) bulk_wait_all();
+    if constexpr (kTmaStoreC) {
+      if (store_thread) bulk_wait_all();
+    }
   }
   // Neither CTA may exit while its peer can still multicast into it or arrive on its
   // barriers: every thread of both CTAs (the producer warpgroup too) meets here.
@@ -560,6 +624,45 @@ bool tma_compatible(const kiln_tensor& t) {
   return reinterpret_cast<uintptr_t>(t.data) % 16 == 0 && t.strides[0] % 8 == 0;
 }
 
+// Sets one instantiation's shared-memory limit and launches it on a persistent grid of as many
+// clusters as fit on the GPU at once (clusters must sit in one GPC, so this can be fewer than
+// SMs / 2); a cluster waiting for a second wave would run its whole tile list after the others.
+template <bool kTmaStoreC>
+int launch(int64_t cluster_tiles, int sm_count, cudaStream_t stream, const CUtensorMap& map_a,
+           const CUtensorMap& map_b, const CDestination<kTmaStoreC>& c_dst, int M, int N, int K) {
+  if (cudaFuncSetAttribute(gemm_multicast_kernel<kTmaStoreC>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           kSmemBytes) != cudaSuccess) {
+    return KILN_ERR_LAUNCH;
+  }
+  cudaLaunchConfig_t config = {};
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmemBytes;
+  config.stream = stream;
+  int max_clusters = sm_count / kClusterSize;
+  cudaError_t (*max_active_clusters)(int*, const void*, const cudaLaunchConfig_t*) =
+      &cudaOccupancyMaxActiveClusters;
+  if (max_active_clusters != nullptr) {  // weak: absent under the CPU simulator
+    config.gridDim = dim3(static_cast<unsigned>(kClusterSize * max_clusters));
+    int active = 0;
+    if (max_active_clusters(&active,
+                            reinterpret_cast<const void*>(gemm_multicast_kernel<kTmaStoreC>),
+                            &config) == cudaSuccess &&
+        active > 0 && active < max_clusters) {
+      max_clusters = active;
+    }
+  }
+  const int clusters =
+      static_cast<int>(cluster_tiles < max_clusters ? cluster_tiles : max_clusters);
+  config.gridDim = dim3(static_cast<unsigned>(kClusterSize * clusters));
+  // The cluster shape comes from __cluster_dims__ on the kernel.
+  if (cudaLaunchKernelEx(&config, gemm_multicast_kernel<kTmaStoreC>, map_a, map_b, c_dst, M, N,
+                         K) != cudaSuccess) {
+    return KILN_ERR_LAUNCH;
+  }
+  return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+}
+
 }  // namespace
 
 extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln_scalar* scalars,
@@ -578,8 +681,6 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
     return KILN_ERR_UNSUPPORTED;
   if (M == 0 || N == 0) return KILN_OK;
   if (M >= INT_MAX || N >= INT_MAX || K >= INT_MAX) return KILN_ERR_UNSUPPORTED;
-  // The TMA store needs C's pitch in 16-byte units too (N % 8 == 0 for a contiguous C).
-  if (!tma_compatible(c)) return KILN_ERR_UNSUPPORTED;
   if (K == 0) {  // an empty sum: C = 0
     return cudaMemset2DAsync(c.data, static_cast<size_t>(c.strides[0]) * 2, 0,
                              static_cast<size_t>(N) * 2, static_cast<size_t>(M),
@@ -595,45 +696,24 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
       cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
     return KILN_ERR_LAUNCH;
   }
+  // The TMA store needs C's pitch in 16-byte units too (N % 8 == 0 for a contiguous C);
+  // otherwise C takes plain stores, which need only fp16 alignment.
+  const bool tma_store_c = tma_compatible(c);
+  if (reinterpret_cast<uintptr_t>(c.data) % 2 != 0) return KILN_ERR_UNSUPPORTED;
   CUtensorMap map_a, map_b, map_c;
   if (!encode_fp16_matrix(&map_a, a.data, M, K, a.strides[0], kBlockM) ||
       !encode_fp16_matrix(&map_b, b.data, N, K, b.strides[0], kBlockN / kClusterSize) ||
-      !encode_fp16_matrix(&map_c, c.data, M, N, c.strides[0], 64)) {
-    return KILN_ERR_LAUNCH;
-  }
-  if (cudaFuncSetAttribute(gemm_multicast_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           kSmemBytes) != cudaSuccess) {
+      (tma_store_c && !encode_fp16_matrix(&map_c, c.data, M, N, c.strides[0], 64))) {
     return KILN_ERR_LAUNCH;
   }
   const int64_t tiles = ((M + kBlockM - 1) / kBlockM) * ((N + kBlockN - 1) / kBlockN);
   if (tiles > INT_MAX) return KILN_ERR_UNSUPPORTED;
   const int64_t cluster_tiles =
       ((M + kClusterSize * kBlockM - 1) / (kClusterSize * kBlockM)) * ((N + kBlockN - 1) / kBlockN);
-  // A persistent grid of as many clusters as fit on the GPU at once (clusters must sit in one
-  // GPC, so this can be fewer than SMs / 2); a cluster waiting for a second wave would run its
-  // whole tile list after the others.
-  cudaLaunchConfig_t config = {};
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmemBytes;
-  config.stream = stream;
-  int max_clusters = sm_count / kClusterSize;
-  cudaError_t (*max_active_clusters)(int*, const void*, const cudaLaunchConfig_t*) =
-      &cudaOccupancyMaxActiveClusters;
-  if (max_active_clusters != nullptr) {  // weak: absent under the CPU simulator
-    config.gridDim = dim3(static_cast<unsigned>(kClusterSize * max_clusters));
-    int active = 0;
-    if (max_active_clusters(&active, reinterpret_cast<const void*>(gemm_multicast_kernel),
-                            &config) == cudaSuccess &&
-        active > 0 && active < max_clusters) {
-      max_clusters = active;
-    }
+  const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
+  if (tma_store_c) {
+    return launch<true>(cluster_tiles, sm_count, stream, map_a, map_b, map_c, m, n, k);
   }
-  const int clusters = static_cast<int>(cluster_tiles < max_clusters ? cluster_tiles : max_clusters);
-  config.gridDim = dim3(static_cast<unsigned>(kClusterSize * clusters));
-  // The cluster shape comes from __cluster_dims__ on the kernel.
-  if (cudaLaunchKernelEx(&config, gemm_multicast_kernel, map_a, map_b, map_c, static_cast<int>(M),
-                         static_cast<int>(N), static_cast<int>(K)) != cudaSuccess) {
-    return KILN_ERR_LAUNCH;
-  }
-  return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+  const PlainC plain_c{static_cast<__half*>(c.data), c.strides[0]};
+  return launch<false>(cluster_tiles, sm_count, stream, map_a, map_b, plain_c, m, n, k);
 }
