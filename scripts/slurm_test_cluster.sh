@@ -135,8 +135,30 @@ CONF
 # (v2) hierarchy without systemd's dbus (a container: the H200 machine) the plugin's default
 # asks systemd for a scope and fails ("Unable to initialize cgroup plugin"): build the hierarchy
 # by hand instead and enable the controllers it needs (Slurm 22.05 has no CgroupPlugin=disabled).
+# With IgnoreSystemd, slurmd makes its scopes under /sys/fs/cgroup/system.slice, which only
+# systemd creates: make it, with the controllers enabled on the way down. A cgroup that holds
+# processes cannot hand controllers to its children (cgroup v2's no-internal-process rule; the
+# container's root is not exempt), so this namespace's processes first move to a leaf,
+# kiln-init, as container init scripts do. Only on a machine without systemd (no system.slice).
+prepare_cgroup_v2() {
+  local root=/sys/fs/cgroup
+  [[ -d $root/system.slice ]] && return 0
+  mkdir -p "$root/kiln-init" "$root/system.slice" || return 1
+  local pid
+  while read -r pid; do echo "$pid" >"$root/kiln-init/cgroup.procs" 2>/dev/null || true; done \
+    <"$root/cgroup.procs"
+  local want="" c
+  for c in cpuset cpu memory; do
+    grep -qw "$c" "$root/cgroup.controllers" && want+=" +$c"
+  done
+  [[ -z $want ]] && return 0
+  echo "$want" >"$root/cgroup.subtree_control" &&
+    echo "$want" >"$root/system.slice/cgroup.subtree_control"
+}
 if [[ $(stat -fc %T /sys/fs/cgroup 2>/dev/null) == cgroup2fs ]]; then
   printf '%s\n' CgroupPlugin=cgroup/v2 IgnoreSystemd=yes CgroupAutomount=yes >"$dir/cgroup.conf"
+  prepare_cgroup_v2 ||
+    echo "slurm test cluster: could not prepare /sys/fs/cgroup/system.slice for slurmd's cgroup v2 plugin (read-only or busy cgroup tree); slurmd may refuse to start" >&2
 fi
 export SLURM_CONF=$dir/slurm.conf
 
