@@ -209,6 +209,27 @@ inline std::string tma_gemm_case_name(const ::testing::TestParamInfo<TmaGemmCase
   return tma_gemm_case_label(info.param);
 }
 
+// A 2-D tensor map over a row-major [rows, k] matrix of bytes (s8 or e4m3), in 128x128 boxes
+// with the 128-byte swizzle, as the 8-bit wgmma GEMMs load their operands.
+inline std::vector<uint8_t> byte_tile_map(uint64_t address, uint32_t rows, uint32_t k) {
+  sim::TensorMapDesc d;
+  d.rank = 2;
+  d.data_type = 0;  // CU_TENSOR_MAP_DATA_TYPE_UINT8
+  d.element_bytes = 1;
+  d.global_address = address;
+  d.global_dim[0] = k;
+  d.global_dim[1] = rows;
+  d.global_stride_bytes[0] = 1;
+  d.global_stride_bytes[1] = k;
+  d.box_dim[0] = 128;
+  d.box_dim[1] = 128;
+  d.element_strides[0] = d.element_strides[1] = 1;
+  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
+  std::vector<uint8_t> map(sim::kTensorMapBytes);
+  sim::encode_tensor_map(d, map.data());
+  return map;
+}
+
 // gemm_fp8_blockscaled on one 128x128 tile, six 128-deep K tiles through four stages (two
 // refills), with its 1x128 and 128x128 scale tensors; false without the PTX.
 template <typename Launch>
@@ -217,24 +238,7 @@ bool run_fp8_blockscaled(Launch& z) {
   uint64_t a = z.buffer(size_t{m} * k, 0x38), b = z.buffer(size_t{n} * k, 0x38),
            scale_a = z.buffer(size_t{m} * k_blocks * 4, 0), scale_b = z.buffer(k_blocks * 4, 0),
            out = z.buffer(size_t{m} * n * 2, 0);
-  sim::TensorMapDesc d;
-  d.rank = 2;
-  d.data_type = 0;  // CU_TENSOR_MAP_DATA_TYPE_UINT8
-  d.element_bytes = 1;
-  d.global_dim[0] = k;
-  d.global_stride_bytes[0] = 1;
-  d.global_stride_bytes[1] = k;
-  d.box_dim[0] = 128;
-  d.box_dim[1] = 128;
-  d.element_strides[0] = d.element_strides[1] = 1;
-  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
-  std::vector<uint8_t> map_a(sim::kTensorMapBytes), map_b(sim::kTensorMapBytes);
-  d.global_address = a;
-  d.global_dim[1] = m;
-  sim::encode_tensor_map(d, map_a.data());
-  d.global_address = b;
-  d.global_dim[1] = n;
-  sim::encode_tensor_map(d, map_b.data());
+  const std::vector<uint8_t> map_a = byte_tile_map(a, m, k), map_b = byte_tile_map(b, n, k);
   return z.run("gemm_fp8_blockscaled", {"gemm_fp8_blockscaled_kernel"}, {1, 1}, {256},
                {scale_a, k_blocks, 1, scale_b, k_blocks, 1, out, m, n, k, n, 1},
                1024 + 4 * 32768 + 2 * 4 * 8, {map_a.data(), map_b.data()});
@@ -247,24 +251,7 @@ bool run_int8_gemm(Launch& z) {
   const uint32_t m = 128, n = 128, k = 768;
   uint64_t a = z.buffer(size_t{m} * k, 0x03), b = z.buffer(size_t{n} * k, 0xfd),
            out = z.buffer(size_t{m} * n * 4, 0);
-  sim::TensorMapDesc d;
-  d.rank = 2;
-  d.data_type = 0;  // CU_TENSOR_MAP_DATA_TYPE_UINT8
-  d.element_bytes = 1;
-  d.global_dim[0] = k;
-  d.global_stride_bytes[0] = 1;
-  d.global_stride_bytes[1] = k;
-  d.box_dim[0] = 128;
-  d.box_dim[1] = 128;
-  d.element_strides[0] = d.element_strides[1] = 1;
-  d.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
-  std::vector<uint8_t> map_a(sim::kTensorMapBytes), map_b(sim::kTensorMapBytes);
-  d.global_address = a;
-  d.global_dim[1] = m;
-  sim::encode_tensor_map(d, map_a.data());
-  d.global_address = b;
-  d.global_dim[1] = n;
-  sim::encode_tensor_map(d, map_b.data());
+  const std::vector<uint8_t> map_a = byte_tile_map(a, m, k), map_b = byte_tile_map(b, n, k);
   return z.run("gemm_int8_wgmma", {"gemm_int8_kernel"}, {1, 1}, {256}, {out, m, n, k, n, 1},
                1024 + 3 * 32768 + 2 * 3 * 8, {map_a.data(), map_b.data()});
 }
