@@ -24,11 +24,22 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
-  echo "kiln: installing ${missing[*]}"
+# A single-node Slurm cluster on loopback runs kiln's Slurm backend tests (label slurm,
+# scripts/slurm_test_cluster.sh); without recommends, so no mail server or docs come along.
+slurm_packages=()
+if [ "$mode" = test ]; then
+  for p in slurmctld slurmd slurm-client munge; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || slurm_packages+=("$p")
+  done
+fi
+if ((${#missing[@]} + ${#slurm_packages[@]})); then
+  echo "kiln: installing ${missing[*]} ${slurm_packages[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq "${missing[@]}"
+  if ((${#missing[@]})); then apt-get install -y -qq "${missing[@]}"; fi
+  if ((${#slurm_packages[@]})); then
+    apt-get install -y -qq --no-install-recommends "${slurm_packages[@]}"
+  fi
 fi
 
 # Node.js 20+ drives the MCP client integration tests. Use the machine's node
