@@ -76,11 +76,15 @@ __global__ void __launch_bounds__(kThreads)
     quant_fp8_group128_kernel(const uint4* __restrict__ x, uint2* __restrict__ q,
                               float* __restrict__ scales, int64_t n_vec) {
   const int lane = threadIdx.x % 32;
-  const int64_t warp = (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) / 32;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (kThreads / 32);
   const int64_t chunks = (n_vec + 31) / 32;
-  // The loop bound depends only on the warp, so all 32 lanes reach every shuffle.
-  for (int64_t first = warp; first < chunks; first += kUnroll * warps) {
+  // The loop runs on the block's first chunk, so its bound is the same for every thread of the
+  // block and all 32 lanes of a warp reach every shuffle (a bound on the warp's own chunk is
+  // warp-uniform too, but synccheck cannot prove it from threadIdx.x / 32). A warp whose chunk
+  // lies past the end runs the turn with every lane inactive.
+  for (int64_t block_first = static_cast<int64_t>(blockIdx.x) * (kThreads / 32);
+       block_first < chunks; block_first += kUnroll * warps) {
+    const int64_t first = block_first + threadIdx.x / 32;
     uint4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {  // all loads first: kUnroll vectors in flight
