@@ -323,24 +323,24 @@ Result<WorkloadLayout> layout_workload(const Task& task, const Workload& workloa
                         "; the loader should have refused this task");
     }
     const int size = dtype_size(index->dtype);
+    const auto index_value = [&](int64_t i) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, index->fixed_bytes.data() + i * size, static_cast<size_t>(size));
+      return decode(index->dtype, bits);
+    };
     if (rule.untouched) {
       output->ignored_rows.assign(static_cast<size_t>(output->shape[0]), kRowUntouched);
       for (int64_t i = 0; i < index->elements(); ++i) {
-        uint64_t bits = 0;
-        std::memcpy(&bits, index->fixed_bytes.data() + i * size, static_cast<size_t>(size));
-        const double row = decode(index->dtype, bits);
+        const double row = index_value(i);
         if (row >= 0 && row < static_cast<double>(output->shape[0]))
           output->ignored_rows[static_cast<size_t>(row)] = 0;
       }
       continue;
     }
     output->ignored_rows.resize(static_cast<size_t>(output->shape[0]), 0);
-    for (int64_t r = 0; r < output->shape[0]; ++r) {
-      uint64_t bits = 0;
-      std::memcpy(&bits, index->fixed_bytes.data() + r * size, static_cast<size_t>(size));
-      if (decode(index->dtype, bits) == static_cast<double>(rule.equals))
+    for (int64_t r = 0; r < output->shape[0]; ++r)
+      if (index_value(r) == static_cast<double>(rule.equals))
         output->ignored_rows[static_cast<size_t>(r)] = kRowIgnored;
-    }
   }
   for (const auto& spec : task.scalars) {
     ScalarValue scalar;
