@@ -40,7 +40,7 @@ class DetectorTest : public ::testing::Test {
 
   void touch(uint32_t warp, uint32_t lane, AccessKind kind, uint64_t address,
              ObservedSpace space = ObservedSpace::Shared, Ordering ordering = Ordering::Weak,
-             bool async = false) {
+             bool async = false, uint32_t bytes = 4) {
     uint64_t addresses[32] = {};
     uint8_t owners[32] = {};
     addresses[lane] = address;
@@ -51,7 +51,7 @@ class DetectorTest : public ::testing::Test {
     e.async = async;
     e.warp = warp;
     e.mask = 1u << lane;
-    e.bytes = 4;
+    e.bytes = bytes;
     e.pc = kind == AccessKind::Read ? 2 : 1;
     e.address = addresses;
     e.owner = owners;
@@ -89,6 +89,34 @@ TEST_F(DetectorTest, UnorderedWriteThenReadIsARaw) {
   touch(1, 5, AccessKind::Read, 16);
   EXPECT_EQ(causes(), Causes{"raw:missing_barrier"});
   EXPECT_EQ(detector_.findings()[0].second.thread.x, 37u);
+}
+
+// The shadow keeps a word whose four bytes are alike as one cell (shadow_memory.h): an access
+// to part of it, or across two words, must still see each byte's own history.
+TEST_F(DetectorTest, PartOfAWholeWordKeepsItsOwnHistory) {
+  touch(0, 3, AccessKind::Write, 16);  // the whole word 16..19
+  sync(SyncKind::BarrierArrive, 0, ~0u);
+  sync(SyncKind::BarrierArrive, 1, ~0u);
+  sync(SyncKind::BarrierRelease, 0, 0);
+  touch(1, 5, AccessKind::Write, 18, ObservedSpace::Shared, Ordering::Weak, false, 1);
+  touch(0, 3, AccessKind::Read, 16);  // bytes 16, 17 and 19 are ordered, 18 is not
+  ASSERT_EQ(causes(), Causes{"raw:missing_barrier"});
+  EXPECT_EQ(detector_.findings()[0].address, 18u);
+  EXPECT_EQ(detector_.findings()[0].first.thread.x, 37u);
+}
+
+TEST_F(DetectorTest, AnAccessAcrossTwoWordsChecksBoth) {
+  touch(0, 1, AccessKind::Write, 32, ObservedSpace::Shared, Ordering::Weak, false, 8);
+  sync(SyncKind::BarrierArrive, 0, ~0u);
+  sync(SyncKind::BarrierArrive, 1, ~0u);
+  sync(SyncKind::BarrierRelease, 0, 0);
+  touch(1, 2, AccessKind::Write, 38, ObservedSpace::Shared, Ordering::Weak, false, 4);  // 38..41
+  EXPECT_TRUE(causes().empty());
+  touch(0, 1, AccessKind::Read, 40);  // 40 and 41 were written by warp 1 without a barrier
+  ASSERT_EQ(causes(), Causes{"raw:missing_barrier"});
+  EXPECT_EQ(detector_.findings()[0].address, 40u);
+  touch(1, 4, AccessKind::Read, 36, ObservedSpace::Shared, Ordering::Weak, false, 2);  // 36, 37
+  EXPECT_EQ(causes().size(), 1u);  // ordered after warp 0's write by the barrier
 }
 
 TEST_F(DetectorTest, BarrierOrdersTheWaitersAfterEveryArrival) {

@@ -28,64 +28,122 @@ uint64_t location_key(bool shared, uint32_t owner, uint64_t address) {
 
 }  // namespace
 
-void RaceDetector::Impl::check_bytes(Cell* cells, uint32_t bytes, const Access& now,
-                                     const race::Clock& knows, AccessKind kind, bool is_shared,
-                                     uint64_t address) {
-  bool writes = kind != AccessKind::Read;
-  bool reported = false;  // one report per access and hazard is enough
-  auto found = [&](Hazard h, uint32_t i, const Access& before) {
+namespace {
+
+bool same_cell(const Cell& a, const Cell& b) { return std::memcmp(&a, &b, sizeof(Cell)) == 0; }
+
+}  // namespace
+
+// One access's checks over its cells: each cell is checked against `now` and updated; a cell
+// of a whole word stands for its four bytes. At most one report per access and hazard.
+struct RaceDetector::Impl::SpanCheck {
+  Impl& d;
+  const Access& now;
+  const race::Clock& knows;
+  bool writes;
+  bool is_shared;
+  uint64_t address;  // of the access
+  uint32_t bytes;
+  bool reported = false;
+
+  void found(Hazard h, uint64_t at, const Access& before, const char* cause = nullptr) {
     if (reported) return;
     reported = true;
-    report({h, is_shared, address + i, bytes, before, now});
-  };
-  Cell first_before{};  // the first byte's cell as it was: bytes that match it share its update
-  for (uint32_t i = 0; i < bytes; ++i) {
-    Cell& c = cells[i];
-    if (i == 0) {
-      first_before = c;
-    } else if (std::memcmp(&c, &first_before, sizeof(Cell)) == 0) {
-      c = cells[0];  // most accesses are whole words written and read together
-      continue;
-    }
+    race::RawRace r{h, is_shared, at, bytes, before, now};
+    r.cause = cause;
+    d.report(r);
+  }
+
+  // The cell of the byte at `at` (and of its word's other bytes when the word is whole). Inlined
+  // into the whole-word path, which is most accesses.
+  [[gnu::always_inline]] void cell(Cell& c, uint64_t at) {
     const Access& w = c.write;
     if (w.epoch.clock != 0 && w.epoch.slot != now.epoch.slot && conflicts(w, now)) {
-      if (!ordered(w.epoch, knows)) {
-        found(writes ? Hazard::Waw : Hazard::Raw, i, w);
+      if (!d.ordered(w.epoch, knows)) {
+        found(writes ? Hazard::Waw : Hazard::Raw, at, w);
       } else if (!writes && (now.flags & race::kProxy) && !(w.flags & race::kAsync) &&
-                 !proxy_fenced(w, knows) && !reported) {
+                 !d.proxy_fenced(w, knows)) {
         // Ordered, but the async proxy may still see the bytes from before the write.
-        reported = true;
-        race::RawRace r{Hazard::Raw, is_shared, address + i, bytes, w, now};
-        r.cause = "missing_proxy_fence";
-        report(r);
+        found(Hazard::Raw, at, w, "missing_proxy_fence");
       }
     }
     if (writes) {
       for (Access& r : c.reads) {
         if (r.epoch.clock != 0 && r.epoch.slot != now.epoch.slot && conflicts(r, now) &&
-            !ordered(r.epoch, knows)) {
-          found(Hazard::War, i, r);
+            !d.ordered(r.epoch, knows)) {
+          found(Hazard::War, at, r);
         }
         r.epoch.clock = 0;
       }
       c.write = now;
-      continue;
+      return;
     }
     // A read: keep it beside the reads it is not ordered with.
-    Access* slot = nullptr;
-    for (Access& r : c.reads) {
-      if (r.epoch.clock == 0 || r.epoch.slot == now.epoch.slot || ordered(r.epoch, knows)) {
-        slot = &r;
-        break;
+    auto replaceable = [&](const Access& r) {
+      return r.epoch.clock == 0 || r.epoch.slot == now.epoch.slot || d.ordered(r.epoch, knows);
+    };
+    if (replaceable(c.reads[0])) {
+      c.reads[0] = now;
+      return;
+    }
+    if (!replaceable(c.reads[1])) ++d.evicted;
+    c.reads[1] = now;
+  }
+
+  // Bytes [from, to) of the access, one cell each: bytes whose cell equals the first one's as it
+  // was share its update (a split word's bytes are often still alike).
+  void each_byte(Cell* cells, uint32_t from, uint32_t to) {
+    const Cell first_before = cells[from];
+    cell(cells[from], address + from);
+    for (uint32_t i = from + 1; i < to; ++i) {
+      if (same_cell(cells[i], first_before)) {
+        cells[i] = cells[from];
+      } else {
+        cell(cells[i], address + i);
       }
     }
-    if (slot == nullptr) {
-      ++evicted;
-      slot = &c.reads[1];
-    }
-    *slot = now;
   }
-}
+
+  // A whole word's stale cells take its first byte's: the word is about to be accessed in part.
+  static void split(Cell* word, uint8_t& whole) {
+    if (!whole) return;
+    for (uint32_t b = 1; b < race::kWord; ++b) word[b] = word[0];
+    whole = 0;
+  }
+
+  [[gnu::always_inline]] void run(race::ShadowSpan span) {
+    if (bytes == race::kWord && address % race::kWord == 0 && span.whole[0]) {
+      cell(span.cells[0], address);  // one whole word: the common case
+      return;
+    }
+    run_parts(span);
+  }
+
+  [[gnu::noinline]] void run_parts(race::ShadowSpan span) {
+    const uint32_t lead = static_cast<uint32_t>(address % race::kWord);
+    uint32_t i = 0;
+    if (lead != 0) {  // the bytes before the first word boundary
+      split(span.cells - lead, span.whole[0]);
+      i = std::min(bytes, race::kWord - lead);
+      each_byte(span.cells, 0, i);
+    }
+    for (; i + race::kWord <= bytes; i += race::kWord) {
+      uint8_t& whole = span.whole[(lead + i) / race::kWord];
+      Cell* word = span.cells + i;
+      if (whole) {
+        cell(word[0], address + i);
+        continue;
+      }
+      each_byte(word, 0, race::kWord);
+      whole =
+          same_cell(word[0], word[1]) && same_cell(word[0], word[2]) && same_cell(word[0], word[3]);
+    }
+    if (i < bytes) {  // the bytes after the last word boundary
+      split(span.cells + i, span.whole[(lead + i) / race::kWord]);
+      each_byte(span.cells, i, bytes);
+    }
+  }
+};
 
 // A generic write the async proxy reads is visible to it when the writer ran a proxy fence
 // after the write that the reader's issuing thread knows of (a barrier or mbarrier after the
@@ -111,9 +169,9 @@ void RaceDetector::Impl::wgmma_access(const sim::AccessEvent& e) {
   now.epoch = {base + wgmma_slot(e.cta, e.warp), warp_state[warp].clock};
   for (uint32_t m = e.mask; m != 0; m &= m - 1) {
     uint32_t piece = static_cast<uint32_t>(__builtin_ctz(m));
-    Cell* cells = shared.cells(e.owner[piece], e.address[piece], e.bytes);
-    if (cells != nullptr) {
-      check_bytes(cells, e.bytes, now, knows, AccessKind::Read, true, e.address[piece]);
+    race::ShadowSpan span = shared.span(e.owner[piece], e.address[piece], e.bytes);
+    if (span.cells != nullptr) {
+      SpanCheck{*this, now, knows, false, true, e.address[piece], e.bytes}.run(span);
     }
   }
 }
@@ -193,8 +251,10 @@ void RaceDetector::Impl::run_deferred(uint32_t index, race::Completion completio
   deferred.resize(kept);
 }
 
-void RaceDetector::Impl::access_lane(const sim::AccessEvent& e, uint32_t lane, uint64_t address,
-                                     uint8_t owner, uint32_t async_slot) {
+[[gnu::always_inline]] inline void RaceDetector::Impl::access_lane(const sim::AccessEvent& e,
+                                                                   uint32_t lane, uint64_t address,
+                                                                   uint8_t owner,
+                                                                   uint32_t async_slot) {
   uint32_t index = thread_index(e.cta, e.warp, lane);
   if (index >= threads) return;
   bool is_shared = e.space == sim::ObservedSpace::Shared;
@@ -212,16 +272,18 @@ void RaceDetector::Impl::access_lane(const sim::AccessEvent& e, uint32_t lane, u
   } else {
     now.epoch = {base + index, t.clock.local[index]};
   }
+  const bool writes = e.kind != AccessKind::Read;
   if (is_shared) {
-    Cell* cells = shared.cells(owner, address, e.bytes);
-    if (cells != nullptr) check_bytes(cells, e.bytes, now, t.clock, e.kind, true, address);
+    race::ShadowSpan span = shared.span(owner, address, e.bytes);
+    if (span.cells != nullptr)
+      SpanCheck{*this, now, t.clock, writes, true, address, e.bytes}.run(span);
   } else {
     for (uint32_t done = 0; done < e.bytes;) {
       // Cells of one shadow page at a time.
       uint64_t at = address + done;
       uint32_t in_page = static_cast<uint32_t>(std::min<uint64_t>(
           e.bytes - done, race::GlobalShadow::kPage - at % race::GlobalShadow::kPage));
-      check_bytes(global.cell(at), in_page, now, t.clock, e.kind, false, at);
+      SpanCheck{*this, now, t.clock, writes, false, at, in_page}.run(global.span(at));
       done += in_page;
     }
   }

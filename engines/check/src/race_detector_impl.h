@@ -52,6 +52,7 @@ struct WarpState {
 struct BarrierState {
   Clock clock;
   std::vector<uint32_t> waiters;  // thread indices in the cluster
+  std::vector<uint64_t> changes;  // each waiter's Clock::changes when it arrived
 };
 
 struct MbarrierState {
@@ -185,8 +186,7 @@ struct RaceDetector::Impl {
   // Runs the deferred TMA accesses of thread `index` (every thread's: UINT32_MAX) on the slot
   // `completion` gives them; returns the slot and epoch of the last.
   void run_deferred(uint32_t index, race::Completion completion, uint64_t mbarrier);
-  void check_bytes(race::Cell* cells, uint32_t bytes, const race::Access& now,
-                   const race::Clock& knows, sim::AccessKind kind, bool shared, uint64_t address);
+  struct SpanCheck;  // one access's checks over its shadow cells (race_access.cpp)
   void strong_access(const sim::AccessEvent& e, uint32_t lane, uint32_t index);
   void wgmma_access(const sim::AccessEvent& e);
   bool proxy_fenced(const race::Access& write, const race::Clock& knows) const;

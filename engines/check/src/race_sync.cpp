@@ -86,14 +86,32 @@ void RaceDetector::Impl::sync(const SyncEvent& e) {
       each_lane([&](uint32_t index, race::ThreadState& t) {
         b.clock.join(t.clock);
         ++t.clock.local[index];
-        if (e.waits) b.waiters.push_back(index);
+        if (e.waits) {
+          b.waiters.push_back(index);
+          b.changes.push_back(t.clock.changes);
+        }
       });
       break;
     }
     case SyncKind::BarrierRelease: {
       race::BarrierState& b = barriers[e.id == 16 ? 16 : e.cta * 17 + std::min(e.id, 15u)];
-      for (uint32_t index : b.waiters) thread_state[index].clock.join(b.clock);
+      for (size_t w = 0; w < b.waiters.size(); ++w) {
+        const uint32_t index = b.waiters[w];
+        race::Clock& clock = thread_state[index].clock;
+        if (clock.changes != b.changes[w]) {
+          clock.join(b.clock);
+          continue;
+        }
+        // It learned nothing since it arrived, so the barrier knows all it knows but its own
+        // ticks since: the join is the barrier's clock with the waiter's own entry.
+        const uint32_t own = clock.local[index];
+        clock.local = b.clock.local;
+        clock.remote = b.clock.remote;
+        clock.local[index] = own;
+        ++clock.changes;
+      }
       b.waiters.clear();
+      b.changes.clear();
       b.clock.clear();
       break;
     }

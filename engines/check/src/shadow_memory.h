@@ -1,6 +1,11 @@
 // Shadow memory of the dynamic race detector: per byte of shared and global memory, the last
 // write and up to two reads not ordered with each other (FastTrack's epochs; a third concurrent
 // read replaces the newer one, so a WAR against it can be missed, never invented).
+//
+// Most accesses are whole aligned 4-byte words (or vectors of them) read and written together,
+// so a word whose four cells are equal is kept as one: its flag in `whole` is set and only its
+// first byte's cell is current, the other three are stale until an access to part of the word
+// splits it (race_access.cpp). The answers are those of the per-byte cells; only the work is less.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,15 @@ struct Cell {
   Access reads[2];
 };
 
+constexpr uint32_t kWord = 4;  // bytes per granule
+
+// The cells of an access and the flags of the words they lie in: cells[i] is the byte at
+// address + i, whole[j] the flag of the j-th word from the one holding `address`.
+struct ShadowSpan {
+  Cell* cells = nullptr;
+  uint8_t* whole = nullptr;
+};
+
 // Shared memory of the CTAs of the running cluster: cells by rank and offset, cleared for the
 // next cluster only as far as they were used.
 class SharedShadow {
@@ -40,27 +54,34 @@ class SharedShadow {
   void reset(uint32_t ranks, uint32_t bytes) {
     if (cells_.size() != ranks || bytes_ != bytes) {
       cells_.assign(ranks, {});
+      whole_.assign(ranks, {});
       used_.assign(ranks, 0);
       bytes_ = bytes;
       return;
     }
     for (uint32_t r = 0; r < ranks; ++r) {
-      if (used_[r] != 0)
+      if (used_[r] != 0) {
         std::memset(static_cast<void*>(cells_[r].data()), 0, used_[r] * sizeof(Cell));
+        std::memset(whole_[r].data(), 1, (used_[r] + kWord - 1) / kWord);
+      }
       used_[r] = 0;
     }
   }
-  // Cells for [offset, offset + bytes), or nullptr outside the CTA's shared memory.
-  Cell* cells(uint32_t rank, uint64_t offset, uint32_t bytes) {
-    if (rank >= cells_.size() || offset + bytes > bytes_) return nullptr;
+  // The span of [offset, offset + bytes), or no cells outside the CTA's shared memory.
+  ShadowSpan span(uint32_t rank, uint64_t offset, uint32_t bytes) {
+    if (rank >= cells_.size() || offset + bytes > bytes_) return {};
     std::vector<Cell>& c = cells_[rank];
-    if (c.empty()) c.resize(bytes_);
+    if (c.empty()) {
+      c.resize((bytes_ + kWord - 1) / kWord * kWord);  // whole words, for split()
+      whole_[rank].assign((bytes_ + kWord - 1) / kWord, 1);
+    }
     used_[rank] = std::max<uint64_t>(used_[rank], offset + bytes);
-    return c.data() + offset;
+    return {c.data() + offset, whole_[rank].data() + offset / kWord};
   }
 
  private:
   std::vector<std::vector<Cell>> cells_;
+  std::vector<std::vector<uint8_t>> whole_;
   std::vector<uint64_t> used_;
   uint64_t bytes_ = 0;
 };
@@ -75,21 +96,31 @@ class GlobalShadow {
     last_page_ = UINT64_MAX;
     last_ = nullptr;
   }
-  Cell* cell(uint64_t address) {
+  // The span from `address` to the end of its page at most.
+  ShadowSpan span(uint64_t address) {
     uint64_t page = address / kPage;
     if (page != last_page_) {
-      std::unique_ptr<Cell[]>& p = pages_[page];
-      if (!p) p = std::make_unique<Cell[]>(kPage);
+      Page& p = pages_[page];
+      if (!p.cells) {
+        p.cells = std::make_unique<Cell[]>(kPage);
+        p.whole = std::make_unique<uint8_t[]>(kPage / kWord);
+        std::memset(p.whole.get(), 1, kPage / kWord);
+      }
       last_page_ = page;
-      last_ = p.get();
+      last_ = &p;
     }
-    return last_ + address % kPage;
+    const uint64_t at = address % kPage;
+    return {last_->cells.get() + at, last_->whole.get() + at / kWord};
   }
 
  private:
-  std::unordered_map<uint64_t, std::unique_ptr<Cell[]>> pages_;
+  struct Page {
+    std::unique_ptr<Cell[]> cells;
+    std::unique_ptr<uint8_t[]> whole;
+  };
+  std::unordered_map<uint64_t, Page> pages_;
   uint64_t last_page_ = UINT64_MAX;
-  Cell* last_ = nullptr;
+  Page* last_ = nullptr;
 };
 
 }  // namespace kiln::check::race
