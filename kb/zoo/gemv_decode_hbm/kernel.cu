@@ -7,8 +7,8 @@
 // warp outstanding, 128 blocks at N = 4096 on 132 SMs) and reaches 1.3 TB/s. Here:
 //
 //   - Split-K across blocks. Block (tile, split) owns kCols columns of C and one contiguous
-//     range of 32-wide K chunks; the host picks the split count so that tiles * splits fills
-//     whole waves of the resident-block slots (SM count x blocks per SM, queried once).
+//     range of 32-wide K chunks; the host takes the fewest splits whose resident blocks (at most
+//     SM count x blocks per SM, queried once per device) keep kInFlightTarget bytes in flight.
 //   - Deep register pipeline. Per turn each warp issues kDepth * (kTiles + 2) independent 128-bit
 //     loads (kDepth chunks of kTiles B pieces and two A pieces) before its first MMA, so a
 //     resident warp keeps kDepth * kTiles * 512 bytes of B outstanding. The 16 bytes a lane loads
@@ -65,12 +65,13 @@ constexpr int kMaxSplits = 16;
 // kMinChunksPerSplit: shortest K range of a block, in 32-wide chunks (kWarps, 2 * kWarps,
 // kWarps * kDepth). Shorter ranges mean more partial tiles to store and add.
 constexpr int kMinChunksPerSplit = kWarps;
-// kWaveSlack: the smallest split count whose wave efficiency (blocks / (waves * slots)) is at
-// least (1 - kWaveSlack) times the best one is taken (0, 0.03, 0.05, 0.1).
-constexpr double kWaveSlack = 0.03;
-// kForceSplits: 0 picks the split count as below; n > 0 asks for n (still capped by the K range,
-// the counters and the workspace). For timing, e.g. 1, 2, 4 at 16x4096x4096: 1 has no partial
-// tiles and no arrival step but only 128 blocks; 2 fills 256 of the 264 slots.
+// kInFlightTarget: bytes of B loads to keep outstanding on the whole GPU. Little's law: ~1 us of
+// loaded latency x ~4 TB/s = ~4 MB; the default allows for a longer latency under load. The host
+// takes the fewest splits whose resident blocks keep this much in flight (4, 8, 12, 16 MiB; at
+// 16x4096x4096, 4 MiB gives 1 split and 128 blocks, 8 MiB 2 splits and 256 blocks).
+constexpr int64_t kInFlightTarget = int64_t{8} << 20;
+// kForceSplits: 0 picks the split count from kInFlightTarget; n > 0 asks for n (still capped by
+// the K range, the counters and the workspace), e.g. 1, 2, 4 at 16x4096x4096.
 constexpr int kForceSplits = 0;
 // kStreamB: B is read once, so it is loaded with ld.global.cs (evict first); false: ld.global.nc
 // (__ldg), as A is.
@@ -81,7 +82,8 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kCols = kTiles * 8;       // columns of C per block
 constexpr int kChunk = 32;              // K halves per chunk: two m16n8k16 MMAs
 constexpr int kStep = kDepth * kWarps;  // chunks a block covers per turn
-constexpr int kMaxTiles = 1 << 16;      // arrival counters: N up to kMaxTiles * kCols with splits
+constexpr int64_t kBlockInFlight = int64_t{kStep} * kTiles * 512;  // B bytes a block has in flight
+constexpr int kMaxTiles = 1 << 16;  // arrival counters: N up to kMaxTiles * kCols with splits
 constexpr int64_t kWorkspaceFloats = int64_t{1} << 22;  // 16 MiB of fp32 partial tiles
 constexpr int kMaxDevices = 64;
 
@@ -270,27 +272,20 @@ bool device_slots(Slots* out) {
   return true;
 }
 
-// Splits per tile: among 1 .. the most the K range, the counters and the workspace allow, the
-// smallest whose wave efficiency tiles*s / (ceil(tiles*s / slots) * slots) is at least
-// (1 - kWaveSlack) times the best. Whole waves of equal blocks finish together; the rest of a
-// partial wave idles.
+// Splits per tile: the fewest whose resident blocks, min(tiles * splits, slots), keep
+// kInFlightTarget bytes of B in flight (kBlockInFlight each); if even a full wave of slots cannot,
+// the fewest that fill the slots. Capped by the K range (kMinChunksPerSplit chunks per split),
+// kMaxSplits, the arrival counters and the workspace.
 int choose_splits(int64_t tiles, int64_t chunks, int64_t M, int64_t slots) {
   if (tiles > kMaxTiles) return 1;
   int64_t most = std::min<int64_t>(kMaxSplits, chunks / kMinChunksPerSplit);
   most = std::min<int64_t>(most, kWorkspaceFloats / (tiles * M * kCols));
   if (most < 2) return 1;
   if (kForceSplits > 0) return static_cast<int>(std::min<int64_t>(kForceSplits, most));
-  auto efficiency = [&](int64_t s) {
-    const int64_t blocks = tiles * s;
-    const int64_t waves = (blocks + slots - 1) / slots;
-    return static_cast<double>(blocks) / static_cast<double>(waves * slots);
-  };
-  double best = 0;
-  for (int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s));
-  for (int64_t s = 1; s <= most; ++s) {
-    if (efficiency(s) >= best * (1 - kWaveSlack)) return static_cast<int>(s);
-  }
-  return 1;
+  const int64_t blocks_needed =
+      std::min<int64_t>((kInFlightTarget + kBlockInFlight - 1) / kBlockInFlight, slots);
+  const int64_t splits = (blocks_needed + tiles - 1) / tiles;
+  return static_cast<int>(std::clamp<int64_t>(splits, 1, most));
 }
 
 }  // namespace
