@@ -43,10 +43,11 @@ namespace {
 // (CUDA 13.0, sm_90a, M > 8 kernel / M <= 8 kernel), no spills unless said:
 //   kWarps 8, kTiles 4, kDepth 3, min 2 blocks: 118 / 110 (the default)
 //   kWarps 8, kTiles 4, kDepth 4, min 2 blocks: 128 / 122 (at the cap; 142 uncapped)
-//   kWarps 8, kTiles 8, kDepth 2, min 2 blocks: 128 / 128
+//   kWarps 8, kTiles 8, kDepth 2, min 2 blocks: 128 / 128 (at the cap; 142 / 134 uncapped)
 //   kWarps 8, kTiles 2, kDepth 8, min 2 blocks: 128 / 128
 //   kWarps 16, kTiles 4, kDepth 4, min 1 block:  128 / 122
 //   kWarps 16, kTiles 4, kDepth 2, min 2 blocks: 64-register cap, spills: do not use
+//   kWarps 16, kTiles 8: the partial tiles exceed 48 KiB of shared memory (static_assert)
 // kWarps: warps per block, splitting the block's K range (worth timing: 4, 8, 16).
 constexpr int kWarps = 8;
 // kTiles: n8 tiles per warp = per block; columns per block = 8 * kTiles (2, 4, 8). More columns
