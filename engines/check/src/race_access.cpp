@@ -39,7 +39,7 @@ bool same_cell(const Cell& a, const Cell& b) { return std::memcmp(&a, &b, sizeof
 struct RaceDetector::Impl::SpanCheck {
   Impl& d;
   const Access& now;
-  const race::Clock& knows;
+  const race::Clock* knows;  // the accessing thread's clock
   bool writes;
   bool is_shared;
   uint64_t address;  // of the access
@@ -59,10 +59,10 @@ struct RaceDetector::Impl::SpanCheck {
   [[gnu::always_inline]] void cell(Cell& c, uint64_t at) {
     const Access& w = c.write;
     if (w.epoch.clock != 0 && w.epoch.slot != now.epoch.slot && conflicts(w, now)) {
-      if (!d.ordered(w.epoch, knows)) {
+      if (!d.ordered(w.epoch, *knows)) {
         found(writes ? Hazard::Waw : Hazard::Raw, at, w);
       } else if (!writes && (now.flags & race::kProxy) && !(w.flags & race::kAsync) &&
-                 !d.proxy_fenced(w, knows)) {
+                 !d.proxy_fenced(w, *knows)) {
         // Ordered, but the async proxy may still see the bytes from before the write.
         found(Hazard::Raw, at, w, "missing_proxy_fence");
       }
@@ -70,7 +70,7 @@ struct RaceDetector::Impl::SpanCheck {
     if (writes) {
       for (Access& r : c.reads) {
         if (r.epoch.clock != 0 && r.epoch.slot != now.epoch.slot && conflicts(r, now) &&
-            !d.ordered(r.epoch, knows)) {
+            !d.ordered(r.epoch, *knows)) {
           found(Hazard::War, at, r);
         }
         r.epoch.clock = 0;
@@ -80,7 +80,7 @@ struct RaceDetector::Impl::SpanCheck {
     }
     // A read: keep it beside the reads it is not ordered with.
     auto replaceable = [&](const Access& r) {
-      return r.epoch.clock == 0 || r.epoch.slot == now.epoch.slot || d.ordered(r.epoch, knows);
+      return r.epoch.clock == 0 || r.epoch.slot == now.epoch.slot || d.ordered(r.epoch, *knows);
     };
     if (replaceable(c.reads[0])) {
       c.reads[0] = now;
@@ -171,7 +171,7 @@ void RaceDetector::Impl::wgmma_access(const sim::AccessEvent& e) {
     uint32_t piece = static_cast<uint32_t>(__builtin_ctz(m));
     race::ShadowSpan span = shared.span(e.owner[piece], e.address[piece], e.bytes);
     if (span.cells != nullptr) {
-      SpanCheck{*this, now, knows, false, true, e.address[piece], e.bytes}.run(span);
+      SpanCheck{*this, now, &knows, false, true, e.address[piece], e.bytes}.run(span);
     }
   }
 }
@@ -276,18 +276,62 @@ void RaceDetector::Impl::run_deferred(uint32_t index, race::Completion completio
   if (is_shared) {
     race::ShadowSpan span = shared.span(owner, address, e.bytes);
     if (span.cells != nullptr)
-      SpanCheck{*this, now, t.clock, writes, true, address, e.bytes}.run(span);
+      SpanCheck{*this, now, &t.clock, writes, true, address, e.bytes}.run(span);
   } else {
     for (uint32_t done = 0; done < e.bytes;) {
       // Cells of one shadow page at a time.
       uint64_t at = address + done;
       uint32_t in_page = static_cast<uint32_t>(std::min<uint64_t>(
           e.bytes - done, race::GlobalShadow::kPage - at % race::GlobalShadow::kPage));
-      SpanCheck{*this, now, t.clock, writes, false, at, in_page}.run(global.span(at));
+      SpanCheck{*this, now, &t.clock, writes, false, at, in_page}.run(global.span(at));
       done += in_page;
     }
   }
   if (strong && !e.async) strong_access(e, lane, index);
+}
+
+// Plain loads and stores (weak, not atomic, not async), most of a kernel's accesses: what every
+// lane shares is set up once, and a lane's aligned whole word is checked in place.
+void RaceDetector::Impl::plain_access(const sim::AccessEvent& e) {
+  const bool is_shared = e.space == sim::ObservedSpace::Shared;
+  const bool writes = e.kind != AccessKind::Read;
+  const bool word = e.bytes == race::kWord;
+  Access now;
+  now.pc = e.pc;
+  now.flags = 0;
+  SpanCheck check{*this, now, nullptr, writes, is_shared, 0, e.bytes};
+  for (uint32_t m = e.mask; m != 0; m &= m - 1) {
+    const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    const uint32_t index = thread_index(e.cta, e.warp, lane);
+    if (index >= threads) continue;
+    const uint64_t address = e.address[lane];
+    race::ThreadState& t = thread_state[index];
+    now.epoch = {base + index, t.clock.local[index]};
+    check.knows = &t.clock;
+    check.address = address;
+    check.reported = false;
+    if (is_shared) {
+      const race::ShadowSpan span =
+          shared.span(e.owner != nullptr ? e.owner[lane] : 0, address, e.bytes);
+      if (span.cells == nullptr) continue;
+      if (word && address % race::kWord == 0 && span.whole[0]) {
+        check.cell(span.cells[0], address);
+      } else {
+        check.run_parts(span);
+      }
+      continue;
+    }
+    if (address % race::GlobalShadow::kPage + e.bytes <= race::GlobalShadow::kPage) {
+      const race::ShadowSpan span = global.span(address);
+      if (word && address % race::kWord == 0 && span.whole[0]) {
+        check.cell(span.cells[0], address);
+      } else {
+        check.run_parts(span);
+      }
+      continue;
+    }
+    access_lane(e, lane, address, 0, threads + index);  // across two shadow pages
+  }
 }
 
 void RaceDetector::Impl::access(const sim::AccessEvent& e) {
@@ -298,6 +342,10 @@ void RaceDetector::Impl::access(const sim::AccessEvent& e) {
   }
   const bool tma = e.async && e.proxy;
   if (!tma && !deferred.empty()) run_deferred(UINT32_MAX, race::Completion::Bulk, 0);
+  if (!e.async && e.kind != AccessKind::Atomic && e.ordering == Ordering::Weak) {
+    plain_access(e);
+    return;
+  }
   for (uint32_t m = e.mask; m != 0; m &= m - 1) {
     uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
     uint8_t owner = e.owner != nullptr ? e.owner[lane] : 0;

@@ -178,6 +178,7 @@ struct RaceDetector::Impl {
 
   // race_access.cpp
   void access(const sim::AccessEvent& e);
+  void plain_access(const sim::AccessEvent& e);
   void access_lane(const sim::AccessEvent& e, uint32_t lane, uint64_t address, uint8_t owner,
                    uint32_t async_slot);
   // The slot of thread `index`'s copies completed by `completion` (mbarrier: `mbarrier`).
