@@ -68,6 +68,9 @@ constexpr int kReductionCostKTiles = 2;
 // L2 hints on the TMA loads: B (streamed once) evict_first, A (read by every tile) evict_last.
 // Try true, false.
 constexpr bool kL2CacheHints = true;
+// n8 column blocks whose cs partials one thread loads (all in flight together) before summing
+// them in the DSMEM reduction. Try 1, 2, 4.
+constexpr int kReduceBatch = 2;
 
 constexpr int kBlockK = 64;  // 64 halves = 128 bytes: one 128B-swizzle row
 constexpr int kProducerRegs = 40;
@@ -353,12 +356,6 @@ struct PlainC {
   int64_t row_stride;
 };
 
-// Which cluster rank reduces and stores n8 column block j of the tile (contiguous, near-equal
-// shares of the kN8Blocks blocks; every rank gets at least one since cs <= kN8Blocks).
-__device__ __forceinline__ uint32_t owner_of_block(int j, uint32_t cs, int n8_blocks) {
-  return static_cast<uint32_t>(j) * cs / static_cast<uint32_t>(n8_blocks);
-}
-
 // Rows row and row + 8, columns col and col + 1 of C: the four values of one n8 block of the
 // wgmma fragment. Pairs leave as __half2 where C's layout allows, else one half at a time.
 __device__ __forceinline__ void store_block(const PlainC& c, int M, int N, int row, int col,
@@ -522,42 +519,53 @@ __global__ void __launch_bounds__(Tile<kWarpgroupsM, kBlockN>::kThreads, 1)
   //     (all TMA bytes landed) and for its own wgmmas; the named barrier makes sure the other
   //     consumer warpgroups' wgmmas are done reading the stages too.
   named_barrier_sync(1, 128 * kWarpgroupsM);
-  // Float4 slot of (consumer, block j, thread tid): consecutive threads, consecutive 16 bytes.
-  const uint32_t slot = smem_base + static_cast<uint32_t>((consumer * T::kN8Blocks * 128 + tid) * 16);
+  // Float4 slot of (consumer, block j, thread tid): consecutive threads, consecutive 16 bytes,
+  // so both the local writes and the peers' 16-byte reads are free of bank conflicts.
+  const uint32_t slot =
+      smem_base + static_cast<uint32_t>((consumer * T::kN8Blocks * 128 + tid) * 16);
   constexpr uint32_t kBlockStride = 128 * 16;
 #pragma unroll
   for (int j = 0; j < T::kN8Blocks; ++j) {
-    if (owner_of_block(j, cs, T::kN8Blocks) != rank) {  // only what a peer will read
-      st_shared_f4(slot + j * kBlockStride, acc[4 * j], acc[4 * j + 1], acc[4 * j + 2],
-                   acc[4 * j + 3]);
-    }
+    st_shared_f4(slot + j * kBlockStride, acc[4 * j], acc[4 * j + 1], acc[4 * j + 2],
+                 acc[4 * j + 3]);
   }
   // (2) Publish: after this barrier every CTA's partials are in its shared memory.
   cluster_arrive();
   cluster_wait();
-  // (3) Reduce the blocks this rank owns, over ranks 0..cs-1 in that order (its own partial
-  //     from registers, the others from the peers' slots at the same offset), and store.
+  // (3) This rank owns n8 blocks [j_begin, j_end) (contiguous, near-equal shares; every rank
+  //     owns at least one since cs <= kN8Blocks). Each thread reduces the same (consumer, j,
+  //     tid) slots in every CTA, so the sums land in its own fragment positions: ranks
+  //     0, 1, ..., cs-1 in that order, its own slot read like the peers' (mapa to its own rank).
+  //     The loads of kReduceBatch blocks x cs ranks are issued before any sum is formed, so
+  //     their DSMEM latencies overlap.
+  const int j_begin = static_cast<int>((rank * T::kN8Blocks + cs - 1) / cs);
+  const int j_end = static_cast<int>(((rank + 1) * T::kN8Blocks + cs - 1) / cs);
+  for (int j0 = j_begin; j0 < j_end; j0 += kReduceBatch) {
+    float4 part[kReduceBatch][kMaxClusterSize];
 #pragma unroll
-  for (int j = 0; j < T::kN8Blocks; ++j) {
-    if (owner_of_block(j, cs, T::kN8Blocks) != rank) continue;
-    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (uint32_t p = 0; p < cs; ++p) {
-      float4 v;
-      if (p == rank) {
-        v = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
-      } else {
-        v = ld_dsmem_f4(map_to_rank(slot + j * kBlockStride, p));
-      }
-      if (p == 0) {
-        sum = v;
-      } else {
-        sum.x += v.x;
-        sum.y += v.y;
-        sum.z += v.z;
-        sum.w += v.w;
+    for (int b = 0; b < kReduceBatch; ++b) {
+#pragma unroll
+      for (int p = 0; p < kMaxClusterSize; ++p) {
+        if (j0 + b < j_end && p < static_cast<int>(cs)) {
+          part[b][p] = ld_dsmem_f4(map_to_rank(slot + (j0 + b) * kBlockStride, p));
+        }
       }
     }
-    store_block(c, M, N, row, col0 + 8 * j, pair_stores, sum.x, sum.y, sum.z, sum.w);
+#pragma unroll
+    for (int b = 0; b < kReduceBatch; ++b) {
+      if (j0 + b >= j_end) break;
+      float4 sum = part[b][0];
+#pragma unroll
+      for (int p = 1; p < kMaxClusterSize; ++p) {
+        if (p < static_cast<int>(cs)) {
+          sum.x += part[b][p].x;
+          sum.y += part[b][p].y;
+          sum.z += part[b][p].z;
+          sum.w += part[b][p].w;
+        }
+      }
+      store_block(c, M, N, row, col0 + 8 * (j0 + b), pair_stores, sum.x, sum.y, sum.z, sum.w);
+    }
   }
   // (4) No CTA may exit (its shared memory could be handed to a new CTA) while a peer still
   //     reads it: arrive once this thread's remote reads are done, wait before exiting.
