@@ -15,10 +15,10 @@
 // accumulators into the pipeline's shared memory, now free; a cluster barrier
 // (barrier.cluster.arrive.release / wait.acquire) publishes them; CTA rank r then owns
 // columns [r, r+1) * BN / cs of the tile (whole n8 blocks of the wgmma fragment) and sums, for
-// those, the partials of ranks 0, 1, ..., cs-1 in that fixed order: its own from registers,
-// the peers' read with mapa + ld.shared::cluster. The order is the same on every call, so C is
-// bitwise deterministic (for a given cs, which depends only on the shape and the GPU). A second
-// cluster barrier keeps every CTA resident until its peers have read its partials.
+// those, the partials of ranks 0, 1, ..., cs-1 in that fixed order, read with mapa +
+// ld.shared::cluster (its own through the same path). The order is the same on every call, so
+// C is bitwise deterministic (for a given cs, which depends only on the shape and the GPU). A
+// second cluster barrier keeps every CTA resident until its peers have read its partials.
 //
 // Constraints (KILN_ERR_UNSUPPORTED otherwise): M <= 256; A, B, C row-major with unit column
 // stride; the row strides of A and B multiples of 8 elements and their bases 16-byte aligned
