@@ -73,7 +73,6 @@ constexpr bool kL2CacheHints = true;
 constexpr int kReduceBatch = 2;
 
 constexpr int kBlockK = 64;  // 64 halves = 128 bytes: one 128B-swizzle row
-constexpr int kProducerRegs = 40;
 // 227 KiB per CTA less the 1 KiB alignment slack and the barriers.
 constexpr int kSmemBudget = 227 * 1024 - 1024 - 256;
 
@@ -94,13 +93,6 @@ struct Tile {
   static constexpr int kSmemBytes = 1024 + kBarrierOffset + 2 * kStages * 8;
   // The reduction buffer: every consumer thread's accumulators as float4s, reusing the stages.
   static constexpr int kReductionBytes = 128 * kWarpgroupsM * kAccum * 4;
-  // Registers per consumer thread after setmaxnreg (multiple of 8, at most 232) so that
-  // 128 * kProducerRegs + 128 * kWarpgroupsM * kConsumerRegs fits the 64K register file.
-  static constexpr int kConsumerRegsRaw = ((65536 / 128 - kProducerRegs) / kWarpgroupsM) / 8 * 8;
-  static constexpr int kConsumerRegs = kConsumerRegsRaw > 232 ? 232 : kConsumerRegsRaw;
-  // With a single consumer warpgroup the launch already gives up to 255 registers per thread;
-  // setmaxnreg.inc may not ask for fewer than the launch allocated, so it is skipped there.
-  static constexpr bool kReallocate = kWarpgroupsM > 1;
 
   static_assert(kBlockN == 128 || kBlockN == 256, "wgmma wrappers exist for n128 and n256");
   static_assert(kStages >= 2, "at least two pipeline stages");
@@ -109,7 +101,6 @@ struct Tile {
                 "the reduction buffer must fit in the pipeline stages it reuses");
   static_assert(kStageBytes % 1024 == 0, "stages stay 1024-aligned for the 128B swizzle");
   static_assert(kN8Blocks >= kMaxClusterSize, "every rank owns at least one n8 block");
-  static_assert(!kReallocate || kConsumerRegs >= 24, "setmaxnreg takes 24..256 registers");
 };
 
 // ---------------------------------------------------------------------------------------
@@ -417,11 +408,26 @@ __global__ void __launch_bounds__(Tile<kWarpgroupsM, kBlockN>::kThreads, 1)
   // start needs only the CTA's own barrier.
   __syncthreads();
 
+  // A consumer thread's place in the wgmma fragment (meaningless for the producer warpgroup)
+  // and its float4 slots in the reduction buffer: (consumer, n8 block j, thread) at
+  // consecutive 16 bytes for consecutive threads, so both the local writes and the peers'
+  // 16-byte reads are free of bank conflicts.
+  const int consumer = warpgroup - 1;  // which 64-row block of the tile
+  const int lane = threadIdx.x % 32;
+  const int own_row = consumer * 64 + (threadIdx.x / 32) % 4 * 16 + lane / 4;  // and + 8
+  const int own_col0 = tile_n * kBlockN + 2 * (lane % 4);                    // + 8j, block j
+  const uint32_t slot =
+      smem_base + static_cast<uint32_t>((consumer * T::kN8Blocks * 128 + threadIdx.x % 128) * 16);
+  constexpr uint32_t kBlockStride = 128 * 16;
+  const bool pair_stores =
+      c.row_stride % 2 == 0 && reinterpret_cast<uintptr_t>(c.data) % 4 == 0;
+
+  // No setmaxnreg: one CTA per SM, and the even split of the register file (at most 255, 168
+  // and 96 per thread for 256, 384 and 640 threads) already holds each instantiation's
+  // consumers without spills. It would also cost the code after the role branches (the
+  // reduction): ptxas compiles code that both roles reach within the producer's smaller count.
   if (warpgroup == 0) {
     // ---------------------------------------------------------------- producer
-    if constexpr (T::kReallocate) {
-      asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
-    }
     if (threadIdx.x == 0) {
       tma_prefetch_map(&map_a);
       tma_prefetch_map(&map_b);
@@ -444,127 +450,108 @@ __global__ void __launch_bounds__(Tile<kWarpgroupsM, kBlockN>::kThreads, 1)
       }
     }
     __syncwarp();
-    // The producer warpgroup takes part in both cluster barriers of the reduction.
-    if (cs > 1) {
-      cluster_arrive();
-      cluster_wait();
-      cluster_arrive();
-      cluster_wait();
-    }
-    return;
-  }
+  } else {
+    // ---------------------------------------------------------------- consumers
 
-  // ------------------------------------------------------------------ consumers
-  if constexpr (T::kReallocate) {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(T::kConsumerRegs));
-  }
-  const int consumer = warpgroup - 1;       // which 64-row block of the tile
-  const int lane = threadIdx.x % 32;
-  const int warp = (threadIdx.x / 32) % 4;  // warp within the warpgroup: rows 16*warp..
-  const int tid = threadIdx.x % 128;
+    float acc[T::kAccum];
 
-  float acc[T::kAccum];
-
-  // Main loop: one wgmma group per K step, at most two groups in flight, so the stage of step
-  // kt-1 is released as soon as the group of kt has been issued.
-  int stage = 0;
-  uint32_t phase = 0;
-  int prev_stage = -1;
-  for (int kt = kt_begin; kt < kt_end; ++kt) {
-    mbar_wait(full_bar + 8 * stage, phase);
-    const uint32_t a_tile = smem_base + stage * T::kStageBytes + consumer * 64 * 128;
-    const uint32_t b_tile = smem_base + stage * T::kStageBytes + T::kBytesA;
-    wgmma_fence();
+    // Main loop: one wgmma group per K step, at most two groups in flight, so the stage of
+    // step kt-1 is released as soon as the group of kt has been issued.
+    int stage = 0;
+    uint32_t phase = 0;
+    int prev_stage = -1;
+    for (int kt = kt_begin; kt < kt_end; ++kt) {
+      mbar_wait(full_bar + 8 * stage, phase);
+      const uint32_t a_tile = smem_base + stage * T::kStageBytes + consumer * 64 * 128;
+      const uint32_t b_tile = smem_base + stage * T::kStageBytes + T::kBytesA;
+      wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kBlockK / 16; ++kk) {
-      const uint64_t da = make_desc_k_sw128(a_tile + kk * 32);
-      const uint64_t db = make_desc_k_sw128(b_tile + kk * 32);
-      const uint32_t accumulate = (kt > kt_begin || kk > 0) ? 1u : 0u;
-      if constexpr (kBlockN == 256) {
-        wgmma_m64n256k16(acc, da, db, accumulate);
-      } else {
-        wgmma_m64n128k16(acc, da, db, accumulate);
+      for (int kk = 0; kk < kBlockK / 16; ++kk) {
+        const uint64_t da = make_desc_k_sw128(a_tile + kk * 32);
+        const uint64_t db = make_desc_k_sw128(b_tile + kk * 32);
+        const uint32_t accumulate = (kt > kt_begin || kk > 0) ? 1u : 0u;
+        if constexpr (kBlockN == 256) {
+          wgmma_m64n256k16(acc, da, db, accumulate);
+        } else {
+          wgmma_m64n128k16(acc, da, db, accumulate);
+        }
+      }
+      wgmma_commit();
+      wgmma_wait<1>();
+      if (prev_stage >= 0 && lane == 0) mbar_arrive(empty_bar + 8 * prev_stage);
+      __syncwarp();
+      prev_stage = stage;
+      if (++stage == T::kStages) {
+        stage = 0;
+        phase ^= 1;
       }
     }
-    wgmma_commit();
-    wgmma_wait<1>();
-    if (prev_stage >= 0 && lane == 0) mbar_arrive(empty_bar + 8 * prev_stage);
-    __syncwarp();
-    prev_stage = stage;
-    if (++stage == T::kStages) {
-      stage = 0;
-      phase ^= 1;
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    // The last stage needs no release: the producer issues nothing more.
+
+    if (cs == 1) {  // the whole K: straight from the registers to C
+#pragma unroll
+      for (int j = 0; j < T::kN8Blocks; ++j) {
+        store_block(c, M, N, own_row, own_col0 + 8 * j, pair_stores, acc[4 * j], acc[4 * j + 1],
+                    acc[4 * j + 2], acc[4 * j + 3]);
+      }
+    } else {
+      // ---- The cluster reduction through distributed shared memory.
+      // (1) The stages become the reduction buffer. This warpgroup waited for every full
+      //     barrier (all TMA bytes landed) and for its own wgmmas; the named barrier makes
+      //     sure the other consumer warpgroups' wgmmas are done reading the stages too.
+      named_barrier_sync(1, 128 * kWarpgroupsM);
+#pragma unroll
+      for (int j = 0; j < T::kN8Blocks; ++j) {
+        st_shared_f4(slot + j * kBlockStride, acc[4 * j], acc[4 * j + 1], acc[4 * j + 2],
+                     acc[4 * j + 3]);
+      }
     }
   }
-  wgmma_wait<0>();
-  fence_accumulators(acc);
-  // The last stage needs no release: the producer issues nothing more.
+  if (cs == 1) return;  // the same for every thread of the cluster
 
-  const int row = consumer * 64 + warp * 16 + lane / 4;          // and row + 8
-  const int col0 = tile_n * kBlockN + 2 * (lane % 4);            // + 8j for n8 block j
-  const bool pair_stores =
-      c.row_stride % 2 == 0 && reinterpret_cast<uintptr_t>(c.data) % 4 == 0;
-
-  if (cs == 1) {  // the whole K: straight from the registers
-#pragma unroll
-    for (int j = 0; j < T::kN8Blocks; ++j) {
-      store_block(c, M, N, row, col0 + 8 * j, pair_stores, acc[4 * j], acc[4 * j + 1],
-                  acc[4 * j + 2], acc[4 * j + 3]);
-    }
-    return;
-  }
-
-  // ---- The cluster reduction through distributed shared memory.
-  // (1) The stages become the reduction buffer. This warpgroup waited for every full barrier
-  //     (all TMA bytes landed) and for its own wgmmas; the named barrier makes sure the other
-  //     consumer warpgroups' wgmmas are done reading the stages too.
-  named_barrier_sync(1, 128 * kWarpgroupsM);
-  // Float4 slot of (consumer, block j, thread tid): consecutive threads, consecutive 16 bytes,
-  // so both the local writes and the peers' 16-byte reads are free of bank conflicts.
-  const uint32_t slot =
-      smem_base + static_cast<uint32_t>((consumer * T::kN8Blocks * 128 + tid) * 16);
-  constexpr uint32_t kBlockStride = 128 * 16;
-#pragma unroll
-  for (int j = 0; j < T::kN8Blocks; ++j) {
-    st_shared_f4(slot + j * kBlockStride, acc[4 * j], acc[4 * j + 1], acc[4 * j + 2],
-                 acc[4 * j + 3]);
-  }
+  // Both cluster barriers are met by every thread of every CTA, producer warpgroup included,
+  // outside the role branches.
   // (2) Publish: after this barrier every CTA's partials are in its shared memory.
   cluster_arrive();
   cluster_wait();
-  // (3) This rank owns n8 blocks [j_begin, j_end) (contiguous, near-equal shares; every rank
-  //     owns at least one since cs <= kN8Blocks). Each thread reduces the same (consumer, j,
-  //     tid) slots in every CTA, so the sums land in its own fragment positions: ranks
-  //     0, 1, ..., cs-1 in that order, its own slot read like the peers' (mapa to its own rank).
-  //     The loads of kReduceBatch blocks x cs ranks are issued before any sum is formed, so
-  //     their DSMEM latencies overlap.
-  const int j_begin = static_cast<int>((rank * T::kN8Blocks + cs - 1) / cs);
-  const int j_end = static_cast<int>(((rank + 1) * T::kN8Blocks + cs - 1) / cs);
-  for (int j0 = j_begin; j0 < j_end; j0 += kReduceBatch) {
-    float4 part[kReduceBatch][kMaxClusterSize];
+  if (warpgroup != 0) {
+    // (3) This rank owns n8 blocks [j_begin, j_end) (contiguous, near-equal shares; every
+    //     rank owns at least one since cs <= kN8Blocks). Each thread reduces the same
+    //     (consumer, j, thread) slots in every CTA, so the sums land in its own fragment
+    //     positions: ranks 0, 1, ..., cs-1 in that order, its own slot read like the peers'
+    //     (mapa to its own rank). The loads of kReduceBatch blocks x cs ranks are issued
+    //     before any sum is formed, so their DSMEM latencies overlap.
+    const int j_begin = static_cast<int>((rank * T::kN8Blocks + cs - 1) / cs);
+    const int j_end = static_cast<int>(((rank + 1) * T::kN8Blocks + cs - 1) / cs);
+    for (int j0 = j_begin; j0 < j_end; j0 += kReduceBatch) {
+      float4 part[kReduceBatch][kMaxClusterSize];
 #pragma unroll
-    for (int b = 0; b < kReduceBatch; ++b) {
+      for (int b = 0; b < kReduceBatch; ++b) {
 #pragma unroll
-      for (int p = 0; p < kMaxClusterSize; ++p) {
-        if (j0 + b < j_end && p < static_cast<int>(cs)) {
-          part[b][p] = ld_dsmem_f4(map_to_rank(slot + (j0 + b) * kBlockStride, p));
+        for (int p = 0; p < kMaxClusterSize; ++p) {
+          if (j0 + b < j_end && p < static_cast<int>(cs)) {
+            part[b][p] = ld_dsmem_f4(map_to_rank(slot + (j0 + b) * kBlockStride, p));
+          }
         }
       }
-    }
 #pragma unroll
-    for (int b = 0; b < kReduceBatch; ++b) {
-      if (j0 + b >= j_end) break;
-      float4 sum = part[b][0];
+      for (int b = 0; b < kReduceBatch; ++b) {
+        if (j0 + b >= j_end) break;
+        float4 sum = part[b][0];
 #pragma unroll
-      for (int p = 1; p < kMaxClusterSize; ++p) {
-        if (p < static_cast<int>(cs)) {
-          sum.x += part[b][p].x;
-          sum.y += part[b][p].y;
-          sum.z += part[b][p].z;
-          sum.w += part[b][p].w;
+        for (int p = 1; p < kMaxClusterSize; ++p) {
+          if (p < static_cast<int>(cs)) {
+            sum.x += part[b][p].x;
+            sum.y += part[b][p].y;
+            sum.z += part[b][p].z;
+            sum.w += part[b][p].w;
+          }
         }
+        store_block(c, M, N, own_row, own_col0 + 8 * (j0 + b), pair_stores, sum.x, sum.y,
+                    sum.z, sum.w);
       }
-      store_block(c, M, N, row, col0 + 8 * (j0 + b), pair_stores, sum.x, sum.y, sum.z, sum.w);
     }
   }
   // (4) No CTA may exit (its shared memory could be handed to a new CTA) while a peer still
@@ -643,13 +630,15 @@ int sm_count_of(int device) {
 }
 
 // How many clusters of cs CTAs of this kernel the GPU holds at once (clusters sit in one GPC,
-// so this can be fewer than SMs / cs). Without cudaOccupancyMaxActiveClusters: SMs / cs.
+// so this can be fewer than SMs / cs); 0: such a cluster cannot be launched at all. Without
+// cudaOccupancyMaxActiveClusters (or if the query fails): SMs / cs.
 template <int kWarpgroupsM, int kBlockN>
 int active_clusters(int device, int sm_count, int cs) {
   using T = Tile<kWarpgroupsM, kBlockN>;
+  // Stored as answer + 1, so that 0 still means "not yet known".
   static std::atomic<int> cache[kCachedDevices][kMaxClusterSize + 1] = {};
   if (device < kCachedDevices) {
-    if (const int known = cache[device][cs].load(std::memory_order_relaxed)) return known;
+    if (const int known = cache[device][cs].load(std::memory_order_relaxed)) return known - 1;
   }
   int active = sm_count / cs;
   cudaError_t (*query)(int*, const void*, const cudaLaunchConfig_t*) =
@@ -668,15 +657,15 @@ int active_clusters(int device, int sm_count, int cs) {
     config.numAttrs = 1;
     int n = 0;
     if (query(&n, reinterpret_cast<const void*>(gemm_skinny_splitk_kernel<kWarpgroupsM, kBlockN>),
-              &config) == cudaSuccess &&
-        n > 0) {
+              &config) == cudaSuccess) {
       active = n;
     } else {
       (void)cudaGetLastError();  // a failed query must not fail the launch check below
     }
   }
-  if (active < 1) active = 1;
-  if (device < kCachedDevices) cache[device][cs].store(active, std::memory_order_relaxed);
+  if (active < 0) active = 0;
+  if (cs == 1 && active < 1) active = 1;  // one CTA per SM always fits (kSmemBytes <= 227 KiB)
+  if (device < kCachedDevices) cache[device][cs].store(active + 1, std::memory_order_relaxed);
   return active;
 }
 
@@ -691,6 +680,7 @@ int choose_cluster_size(int device, int sm_count, int64_t tiles, int64_t k_tiles
   for (int cs = 1; cs <= kMaxClusterSize; ++cs) {
     if (cs > 1 && static_cast<int64_t>(cs) * kMinKTilesPerCta > k_tiles) break;
     const int64_t active = active_clusters<kWarpgroupsM, kBlockN>(device, sm_count, cs);
+    if (active == 0) continue;  // this cluster size does not fit on the GPU
     const int64_t waves = (tiles + active - 1) / active;
     const int64_t cost = waves * ((k_tiles + cs - 1) / cs + (cs > 1 ? kReductionCostKTiles : 0));
     if (cost < best_cost) {
