@@ -68,9 +68,10 @@ constexpr int kReductionCostKTiles = 2;
 // L2 hints on the TMA loads: B (streamed once) evict_first, A (read by every tile) evict_last.
 // Try true, false.
 constexpr bool kL2CacheHints = true;
-// n8 column blocks whose cs partials one thread loads (all in flight together) before summing
-// them in the DSMEM reduction. Try 1, 2, 4.
-constexpr int kReduceBatch = 2;
+// DSMEM loads (float4) one thread keeps in flight in the reduction: kReduceLoads / cs n8 blocks
+// x cs ranks are loaded before any of them is summed. Try 8, 16 (32 would not fit the 96
+// registers of the 640-thread instantiation).
+constexpr int kReduceLoads = 16;
 
 constexpr int kBlockK = 64;  // 64 halves = 128 bytes: one 128B-swizzle row
 // 227 KiB per CTA less the 1 KiB alignment slack and the barriers.
@@ -369,6 +370,48 @@ __device__ __forceinline__ void store_block(const PlainC& c, int M, int N, int r
   }
 }
 
+// Step (3) of the reduction for a cluster of kCs CTAs: this rank owns n8 blocks
+// [j_begin, j_end) of the tile (contiguous, near-equal shares; every rank owns at least one
+// since kCs <= kN8Blocks). The thread reduces the same (consumer, j, thread) slot of every
+// CTA, so the sums land in its own fragment positions: ranks 0, 1, ..., kCs-1 in that order,
+// its own slot read like the peers' (mapa to its own rank). kBatch blocks x kCs ranks are
+// loaded before any sum is formed, so their DSMEM latencies overlap. kCs is a template
+// argument so that the loaded partials stay in registers (compile-time indices).
+template <int kCs, int kN8Blocks>
+__device__ __forceinline__ void reduce_owned_blocks(uint32_t slot, uint32_t block_stride,
+                                                    uint32_t rank, const PlainC& c, int M, int N,
+                                                    int row, int col0, bool pair_stores) {
+  constexpr int kBatch = kReduceLoads / kCs > 0 ? kReduceLoads / kCs : 1;
+  const int j_begin = static_cast<int>((rank * kN8Blocks + kCs - 1) / kCs);
+  const int j_end = static_cast<int>(((rank + 1) * kN8Blocks + kCs - 1) / kCs);
+  for (int j0 = j_begin; j0 < j_end; j0 += kBatch) {
+    float4 part[kBatch][kCs];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (j0 + b < j_end) {
+#pragma unroll
+        for (int p = 0; p < kCs; ++p) {
+          part[b][p] = ld_dsmem_f4(map_to_rank(slot + (j0 + b) * block_stride, p));
+        }
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (j0 + b < j_end) {
+        float4 sum = part[b][0];
+#pragma unroll
+        for (int p = 1; p < kCs; ++p) {
+          sum.x += part[b][p].x;
+          sum.y += part[b][p].y;
+          sum.z += part[b][p].z;
+          sum.w += part[b][p].w;
+        }
+        store_block(c, M, N, row, col0 + 8 * (j0 + b), pair_stores, sum.x, sum.y, sum.z, sum.w);
+      }
+    }
+  }
+}
+
 // One CTA: columns [tile_n * BN, +BN) of C, all of M, K steps [kt_begin, kt_end) of its rank.
 // Warpgroup 0 is the producer (one thread issues the TMA loads); warpgroups 1..kWarpgroupsM
 // are consumers, consumer w computing rows 64w..64w+63 with wgmma m64nBNk16.
@@ -517,41 +560,24 @@ __global__ void __launch_bounds__(Tile<kWarpgroupsM, kBlockN>::kThreads, 1)
   cluster_arrive();
   cluster_wait();
   if (warpgroup != 0) {
-    // (3) This rank owns n8 blocks [j_begin, j_end) (contiguous, near-equal shares; every
-    //     rank owns at least one since cs <= kN8Blocks). Each thread reduces the same
-    //     (consumer, j, thread) slots in every CTA, so the sums land in its own fragment
-    //     positions: ranks 0, 1, ..., cs-1 in that order, its own slot read like the peers'
-    //     (mapa to its own rank). The loads of kReduceBatch blocks x cs ranks are issued
-    //     before any sum is formed, so their DSMEM latencies overlap.
-    const int j_begin = static_cast<int>((rank * T::kN8Blocks + cs - 1) / cs);
-    const int j_end = static_cast<int>(((rank + 1) * T::kN8Blocks + cs - 1) / cs);
-    for (int j0 = j_begin; j0 < j_end; j0 += kReduceBatch) {
-      float4 part[kReduceBatch][kMaxClusterSize];
-#pragma unroll
-      for (int b = 0; b < kReduceBatch; ++b) {
-#pragma unroll
-        for (int p = 0; p < kMaxClusterSize; ++p) {
-          if (j0 + b < j_end && p < static_cast<int>(cs)) {
-            part[b][p] = ld_dsmem_f4(map_to_rank(slot + (j0 + b) * kBlockStride, p));
-          }
-        }
-      }
-#pragma unroll
-      for (int b = 0; b < kReduceBatch; ++b) {
-        if (j0 + b >= j_end) break;
-        float4 sum = part[b][0];
-#pragma unroll
-        for (int p = 1; p < kMaxClusterSize; ++p) {
-          if (p < static_cast<int>(cs)) {
-            sum.x += part[b][p].x;
-            sum.y += part[b][p].y;
-            sum.z += part[b][p].z;
-            sum.w += part[b][p].w;
-          }
-        }
-        store_block(c, M, N, own_row, own_col0 + 8 * (j0 + b), pair_stores, sum.x, sum.y,
-                    sum.z, sum.w);
-      }
+    // (3) Each rank reduces and stores its share of the tile's columns.
+    static_assert(kMaxClusterSize <= 8, "reduce_owned_blocks is instantiated for cs <= 8");
+    switch (cs) {
+#define SKINNY_REDUCE_CASE(n)                                                              \
+  case n:                                                                                  \
+    reduce_owned_blocks<n, T::kN8Blocks>(slot, kBlockStride, rank, c, M, N, own_row, own_col0, \
+                                         pair_stores);                                     \
+    break;
+      SKINNY_REDUCE_CASE(2)
+      SKINNY_REDUCE_CASE(3)
+      SKINNY_REDUCE_CASE(4)
+      SKINNY_REDUCE_CASE(5)
+      SKINNY_REDUCE_CASE(6)
+      SKINNY_REDUCE_CASE(7)
+      SKINNY_REDUCE_CASE(8)
+#undef SKINNY_REDUCE_CASE
+      default:
+        break;  // the host never launches a larger cluster (kMaxClusterSize)
     }
   }
   // (4) No CTA may exit (its shared memory could be handed to a new CTA) while a peer still
