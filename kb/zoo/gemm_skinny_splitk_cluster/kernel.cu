@@ -56,7 +56,7 @@ constexpr int kBlockNUpTo128 = 256;
 // thread at 128). Only 128 fits the register file with 640 threads; 64 would double the tiles.
 constexpr int kBlockNUpTo256 = 128;
 // Upper bound on the pipeline depth; the depth used is the most stages that fit in shared
-// memory up to this (M <= 64: 5, M <= 128: 4, M <= 256: 4 with the widths above). Try 3, 4, 6.
+// memory up to this (M <= 64: 5, M <= 128: 4, M <= 256: 4 with the widths above). Try 3, 4.
 constexpr int kMaxStages = 6;
 // Largest cluster the host may pick (8 is the portable limit). Try 4, 8.
 constexpr int kMaxClusterSize = 8;
