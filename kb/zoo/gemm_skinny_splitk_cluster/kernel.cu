@@ -50,13 +50,14 @@ namespace {
 
 // Tile width for M <= 128 (one or two consumer warpgroups, wgmma m64nBNk16). 256 halves the
 // L2 traffic of A relative to B and gives 32 tiles at N = 8192 (cs = 4); 128 gives 64 tiles
-// (cs = 2) and half the accumulator registers. Try 256, 128.
-constexpr int kBlockNUpTo128 = 256;
+// (cs = 2) and half the accumulator registers. H200, 2026-12-03, kiln's benchmark at
+// 128x8192x8192: 128 took 43.87-44.06 us, 256 took 47.70 us (bench/h200_2026-12-03_session13).
+constexpr int kBlockNUpTo128 = 128;
 // Tile width for 128 < M <= 256 (four consumer warpgroups of 64 rows: 64 accumulators per
 // thread at 128). Only 128 fits the register file with 640 threads; 64 would double the tiles.
 constexpr int kBlockNUpTo256 = 128;
 // Upper bound on the pipeline depth; the depth used is the most stages that fit in shared
-// memory up to this (M <= 64: 5, M <= 128: 4, M <= 256: 4 with the widths above). Try 3, 4.
+// memory up to this (M <= 64: 6, M <= 128: 6, M <= 256: 4 with the widths above). Try 3, 4.
 constexpr int kMaxStages = 6;
 // Largest cluster the host may pick (8 is the portable limit). Try 4, 8.
 constexpr int kMaxClusterSize = 8;

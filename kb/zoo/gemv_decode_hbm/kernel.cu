@@ -52,10 +52,12 @@ namespace {
 constexpr int kWarps = 8;
 // kTiles: n8 tiles per warp = per block; columns per block = 8 * kTiles (2, 4, 8). More columns
 // per block divide A's L2 traffic (A bytes per B byte: 2 / kTiles at M > 8, 1 / kTiles at M <= 8);
-// fewer give more tiles, so fewer splits for the same grid.
-constexpr int kTiles = 4;
+// fewer give more tiles, so fewer splits for the same grid. On the H200 (2026-12-03, kiln's
+// benchmark at 16x4096x4096, with kInFlightTarget 4 MiB): 2 took 13.76 us, 4 took 14.42 us and
+// 8 (kDepth 2) 17.47 us (bench/h200_2026-12-03_session13).
+constexpr int kTiles = 2;
 // kDepth: 32-wide K chunks each warp loads before its first MMA of a turn (2, 3, 4, 6, 8). B bytes
-// in flight per warp = kDepth * kTiles * 512 (6 KiB at the defaults, 96 KiB per SM with 16 warps
+// in flight per warp = kDepth * kTiles * 512 (3 KiB at the defaults, 48 KiB per SM with 16 warps
 // resident); registers grow with kDepth * (kTiles + 2) * 4.
 constexpr int kDepth = 3;
 // kMinBlocksPerSm: __launch_bounds__ occupancy hint, which caps registers at 64K / (kThreads *
@@ -69,8 +71,9 @@ constexpr int kMinChunksPerSplit = kWarps;
 // kInFlightTarget: bytes of B loads to keep outstanding on the whole GPU. Little's law: ~1 us of
 // loaded latency x ~4 TB/s = ~4 MB; the default allows for a longer latency under load. The host
 // takes the fewest splits whose resident blocks keep this much in flight (4, 8, 12, 16 MiB; at
-// 16x4096x4096, 4 MiB gives 1 split and 128 blocks, 8 MiB 2 splits and 256 blocks).
-constexpr int64_t kInFlightTarget = int64_t{8} << 20;
+// 16x4096x4096 with kTiles 4, 4 MiB gives 1 split and 128 blocks, 8 MiB 2 splits and 256
+// blocks). H200, 2026-12-03, kTiles 4: 2, 3, 4 and 6 MiB took 14.38-14.50 us, 8 MiB 15.01 us.
+constexpr int64_t kInFlightTarget = int64_t{4} << 20;
 // kForceSplits: 0 picks the split count from kInFlightTarget; n > 0 asks for n (still capped by
 // the K range, the counters and the workspace), e.g. 1, 2, 4 at 16x4096x4096.
 constexpr int kForceSplits = 0;
