@@ -2,7 +2,7 @@
 # The H200 run for the zoo entries listed in kb/zoo/awaiting_h200.json (written and checked on
 # the CPU simulator, not measured yet): the zoo's GPU test on just those entries, every test shape
 # checked against the CPU reference and the last one timed (30 cold-L2 CUDA-event samples;
-# cuBLAS interleaved for gemm_tn), one JSON line per measurement. Optionally (kiln on PATH) the
+# cuBLAS interleaved for gemm_tn and gemm_tn_int8), one JSON line per measurement. Optionally (kiln on PATH) the
 # zoo's fp16 GEMMs through kiln's own `benchmark` at the decode shape 16x4096x4096, where the
 # GEMV entry competes with cuBLAS (bench/zoo_benchmark.sh).
 #

@@ -36,7 +36,7 @@ std::unique_ptr<CublasGemm> TimedEntryRun::prepare_baseline(const ZooCase& test_
                                                             const ReferenceRun& reference,
                                                             DeviceBuffer& out,
                                                             const std::string& when) {
-  if (meta_.op != "gemm_tn") return nullptr;
+  if (meta_.op != "gemm_tn" && meta_.op != "gemm_tn_int8") return nullptr;
   auto cublas = std::make_unique<CublasGemm>();
   const HostTensor& c = test_case.outputs.at(0);
   std::string error;
