@@ -76,10 +76,8 @@ int main() {
     std::printf("{\"method\": \"%s\", \"bytes\": %.0f, \"median_us\": %.1f, \"gbps\": %.1f}\n",
                 method, moved, us, moved / us / 1e3);
   };
-  report("copy", 2.0 * bytes,
-         median_us([&] { copy_kernel<<<blocks, threads>>>(in, out, n); }));
-  report("read", 1.0 * bytes,
-         median_us([&] { read_kernel<<<blocks, threads>>>(in, n, sink); }));
+  report("copy", 2.0 * bytes, median_us([&] { copy_kernel<<<blocks, threads>>>(in, out, n); }));
+  report("read", 1.0 * bytes, median_us([&] { read_kernel<<<blocks, threads>>>(in, n, sink); }));
   report("memcpy", 2.0 * bytes, median_us([&] {
            check(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
          }));

@@ -47,9 +47,9 @@ bool CublasGemm::enqueue(const kiln_tensor& a, const kiln_tensor& b, void* c, st
     const cudaDataType_t type = a.dtype == KILN_F16 ? CUDA_R_16F : CUDA_R_16BF;
     const float alpha = 1.0f;
     const float beta = 0.0f;
-    status = cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, b.data, type, K,
-                          a.data, type, K, &beta, c, type, N, CUBLAS_COMPUTE_32F,
-                          CUBLAS_GEMM_DEFAULT);
+    status =
+        cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, b.data, type, K, a.data,
+                     type, K, &beta, c, type, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   if (status != CUBLAS_STATUS_SUCCESS) {
     error = "cublasGemmEx failed: " + status_text(status);
