@@ -102,6 +102,33 @@ TEST(CandidateHostProtocol, ACallRequestRoundTrips) {
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->buffers, r.buffers);
   EXPECT_TRUE(back->timed);
+  EXPECT_FALSE(back->probe);
+}
+
+TEST(CandidateHostProtocol, AProbeCallNamesNoWorkloadAndNoBuffers) {
+  CallRequest r;
+  r.seq = 1;
+  r.timed = true;
+  r.probe = true;
+  auto back = CallRequest::from_json(r.to_json());
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back->probe);
+  EXPECT_TRUE(back->workload.empty());
+  json with_buffers = r.to_json();
+  with_buffers["buffers"] = {1};
+  EXPECT_FALSE(CallRequest::from_json(with_buffers));
+  json no_workload = r.to_json();
+  no_workload["probe"] = false;
+  EXPECT_FALSE(CallRequest::from_json(no_workload));  // a real call names its workload
+}
+
+TEST(CandidateHostProtocol, ThePreparedAndLoadedAnswersAreToldApart) {
+  LoadReply r;
+  r.ok = true;
+  const json prepared = r.to_json(op::kPrepared);
+  EXPECT_TRUE(LoadReply::from_json(prepared, op::kPrepared));
+  EXPECT_FALSE(LoadReply::from_json(prepared));  // not the "loaded" answer
+  EXPECT_TRUE(LoadReply::from_json(r.to_json()));
 }
 
 TEST(CandidateHostProtocol, HexRoundTripsAndRefusesBadText) {

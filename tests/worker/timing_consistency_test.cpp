@@ -85,5 +85,48 @@ TEST(TimingConsistency, AGpuTheGateCouldNotFillOrAProbeThatGaveUpIsUnseenWork) {
   EXPECT_NE(v.unseen_work[1].find("timeout"), std::string::npos);
 }
 
+// The round trip: probes cost about 240 us around their GPU work on the verifier's clock.
+std::vector<double> probes() { return {236, 241, 239, 250, 244, 238, 242, 260}; }
+
+TEST(RoundTrip, AnHonestCandidatesCallsCostWhatTheProbesDidPlusItsLaunches) {
+  // The candidate's kiln_launch adds a few microseconds of launches on the host.
+  const RoundTripVerdict v = judge_round_trip(probes(), {251, 248, 262, 249, 255}, 1300);
+  EXPECT_TRUE(v.finding.empty()) << v.finding;
+  EXPECT_DOUBLE_EQ(v.probe_us, 241.5);
+  EXPECT_DOUBLE_EQ(v.call_us, 251);
+  EXPECT_DOUBLE_EQ(v.excess_us, 9.5);
+  EXPECT_DOUBLE_EQ(v.allowed_us, kRoundTripMarginUs + kRoundTripSlack * 1300);
+}
+
+TEST(RoundTrip, AReportedSpanWellBelowTheTruthIsCaughtByTheVerifiersClock) {
+  // A 1300 us GEMM whose process reports 60% of its GPU time: 520 us of each round trip is
+  // then unaccounted for, far beyond the allowance (100 + 0.1 * 780 us).
+  std::vector<double> calls;
+  for (double cost : {243.0, 249.0, 240.0, 251.0}) calls.push_back(cost + 0.4 * 1300);
+  const RoundTripVerdict v = judge_round_trip(probes(), calls, 0.6 * 1300);
+  ASSERT_FALSE(v.finding.empty());
+  EXPECT_GT(v.excess_us, v.allowed_us);
+  EXPECT_NE(v.finding.find("reported less GPU time"), std::string::npos) << v.finding;
+  EXPECT_NE(v.finding.find("kiln_launch"), std::string::npos) << v.finding;
+}
+
+TEST(RoundTrip, TheMedianIgnoresAFewSlowRoundTrips) {
+  // A busy host machine delays a few messages by milliseconds: not a finding.
+  const RoundTripVerdict v = judge_round_trip(probes(), {250, 2600, 247, 251, 3900, 249, 252}, 40);
+  EXPECT_TRUE(v.finding.empty()) << v.finding;
+  EXPECT_DOUBLE_EQ(v.call_us, 251);
+}
+
+TEST(RoundTrip, ExcessJustBeyondTheAllowanceFailsAndJustWithinPasses) {
+  const double allowed = kRoundTripMarginUs + kRoundTripSlack * 200;
+  EXPECT_TRUE(judge_round_trip({100}, {100 + allowed - 1}, 200).finding.empty());
+  EXPECT_FALSE(judge_round_trip({100}, {100 + allowed + 1}, 200).finding.empty());
+}
+
+TEST(RoundTrip, NoProbesOrNoCallsJudgesNothing) {
+  EXPECT_TRUE(judge_round_trip({}, {5000}, 10).finding.empty());
+  EXPECT_TRUE(judge_round_trip(probes(), {}, 10).finding.empty());
+}
+
 }  // namespace
 }  // namespace kiln::worker

@@ -61,7 +61,7 @@ Result<T> read(const json& message, const char* expected, Read&& body) {
 json LoadRequest::to_json() const {
   json paths = json::array();
   for (const auto& p : readable) paths.push_back(p.string());
-  return {{"op", op::kLoad},
+  return {{"op", op::kPrepare},
           {"task_dir", task_dir.string()},
           {"library", library.string()},
           {"cuda_root", cuda_root.string()},
@@ -72,7 +72,7 @@ json LoadRequest::to_json() const {
 }
 
 Result<LoadRequest> LoadRequest::from_json(const json& message) {
-  return read<LoadRequest>(message, op::kLoad, [](const JsonField& m) {
+  return read<LoadRequest>(message, op::kPrepare, [](const JsonField& m) {
     LoadRequest r;
     r.task_dir = m.at("task_dir").nonempty_string();
     r.library = m.at("library").nonempty_string();
@@ -85,8 +85,8 @@ Result<LoadRequest> LoadRequest::from_json(const json& message) {
   });
 }
 
-json LoadReply::to_json() const {
-  return {{"op", op::kLoaded},
+json LoadReply::to_json(const char* op_name) const {
+  return {{"op", op_name},
           {"ok", ok},
           {"error", error},
           {"harness_error", harness_error},
@@ -97,8 +97,8 @@ json LoadReply::to_json() const {
           {"libraries", libraries}};
 }
 
-Result<LoadReply> LoadReply::from_json(const json& message) {
-  return read<LoadReply>(message, op::kLoaded, [](const JsonField& m) {
+Result<LoadReply> LoadReply::from_json(const json& message, const char* op_name) {
+  return read<LoadReply>(message, op_name, [](const JsonField& m) {
     LoadReply r;
     r.ok = boolean(m.at("ok"));
     r.error = text_member(m, "error");
@@ -137,8 +137,8 @@ Result<ShareRequest> ShareRequest::from_json(const json& message) {
 }
 
 json CallRequest::to_json() const {
-  return {{"op", op::kCall},      {"seq", seq},         {"nonce", nonce},
-          {"workload", workload}, {"buffers", buffers}, {"timed", timed}};
+  return {{"op", op::kCall},    {"seq", seq},     {"nonce", nonce}, {"workload", workload},
+          {"buffers", buffers}, {"timed", timed}, {"probe", probe}};
 }
 
 Result<CallRequest> CallRequest::from_json(const json& message) {
@@ -146,9 +146,11 @@ Result<CallRequest> CallRequest::from_json(const json& message) {
     CallRequest r;
     r.seq = m.at("seq").integer_between(0, INT64_MAX);
     r.nonce = m.at("nonce").string();
-    r.workload = m.at("workload").nonempty_string();
+    if (auto probe = m.find("probe")) r.probe = boolean(*probe);
+    r.workload = r.probe ? m.at("workload").string() : m.at("workload").nonempty_string();
     for (const auto& b : m.at("buffers").elements())
       r.buffers.push_back(b.integer_between(-1, INT64_MAX));
+    if (r.probe && !r.buffers.empty()) m.at("buffers").fail("a probe call names no buffers");
     r.timed = boolean(m.at("timed"));
     return Result<CallRequest>(std::move(r));
   });

@@ -138,14 +138,53 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
   self->conversation_ =
       HostConversation(MessageChannel(fd), [raw] { return raw->end_description(); });
 
-  auto answer = self->conversation_.exchange(
-      options.load.to_json(), host::op::kLoaded,
-      std::chrono::duration_cast<std::chrono::milliseconds>(options.start_timeout));
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.start_timeout);
+  auto answer = self->conversation_.exchange(options.load.to_json(), host::op::kPrepared, timeout);
+  if (!answer)
+    return make_error("the candidate's process did not start: " + answer.error().message);
+  auto prepared = host::LoadReply::from_json(*answer, host::op::kPrepared);
+  if (!prepared) return prepared.error();
+  *reply = std::move(*prepared);
+  if (!reply->ok || !reply->harness_error.empty()) {
+    reply->ok = false;
+    return self;
+  }
+  for (int i = 0; i < options.probes; ++i) {
+    double overhead_us = 0;
+    if (auto s = self->probe(&overhead_us); !s)
+      return make_error("the candidate's process failed a probe call: " + s.error().message);
+    self->probe_overhead_us_.push_back(overhead_us);
+  }
+  answer = self->conversation_.exchange({{"op", host::op::kLoad}}, host::op::kLoaded, timeout);
   if (!answer) return make_error("the candidate's process did not load: " + answer.error().message);
-  auto parsed = host::LoadReply::from_json(*answer);
-  if (!parsed) return parsed.error();
-  *reply = std::move(*parsed);
+  auto loaded = host::LoadReply::from_json(*answer);
+  if (!loaded) return loaded.error();
+  reply->ok = loaded->ok;
+  reply->error = loaded->error;
+  reply->load_changes = loaded->load_changes;
+  reply->libraries = loaded->libraries;
   return self;
+}
+
+Status CandidateHost::probe(double* overhead_us) {
+  host::CallRequest request;
+  request.seq = next_seq_++;
+  request.nonce = fresh_nonce();
+  request.timed = true;
+  request.probe = true;
+  const auto sent = Clock::now();
+  auto answer = conversation_.exchange(request.to_json(), host::op::kCalled,
+                                       std::chrono::milliseconds(30000));
+  const double wall_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
+  if (!answer) return answer.error();
+  auto reply = host::CallReply::from_json(*answer);
+  if (!reply) return reply.error();
+  if (const std::string breach = breach_in_call_reply(request, *reply, wall_us); !breach.empty())
+    return make_error(breach);
+  if (reply->status != 0 || !reply->cuda_error.empty())
+    return make_error("its empty launch failed (" + reply->cuda_error + ")");
+  *overhead_us = wall_us - reply->span_us;
+  return Ok{};
 }
 
 CandidateHost::~CandidateHost() {

@@ -38,10 +38,14 @@ class CandidateHost {
     std::filesystem::path executable;  // kiln-worker
     host::LoadRequest load;
     std::chrono::seconds start_timeout{120};  // the host's CUDA start and the library's load
+    // Timed probe calls between the host's set-up and the load (benchmark jobs): the window's
+    // own cost on the verifier's clock, before any candidate code runs (probe_overhead_us).
+    int probes = 0;
   };
 
-  // Starts the host and has it load the candidate. The reply says whether the library loaded
-  // and what its load-time code changed; an error is the harness's (the host did not start).
+  // Starts the host, probes its call window and has it load the candidate. The reply says
+  // whether the library loaded and what its load-time code changed; an error is the
+  // harness's (the host did not start, or a probe failed).
   static Result<std::unique_ptr<CandidateHost>> start(const Options& options,
                                                       host::LoadReply* reply);
   ~CandidateHost();
@@ -62,10 +66,15 @@ class CandidateHost {
   const std::string& broken_reason() const { return conversation_.broken_reason(); }
   // Records the host's CUPTI dropped so far (its last reply's count).
   uint64_t dropped() const { return dropped_; }
+  // Per probe: the verifier's clock of the round trip less the GPU span the host reported,
+  // measured before the candidate's library was opened (empty without probes).
+  const std::vector<double>& probe_overhead_us() const { return probe_overhead_us_; }
 
  private:
   CandidateHost() = default;
   Result<int64_t> share(const GuardedBuffer& buffer);
+  // One probe call: the host's reply and the verifier's clock of its round trip.
+  Status probe(double* overhead_us);
   // Breaks the conversation and stops the host (it is not used again).
   const std::string& mark_broken(const std::string& why);
   // How the host process ended, or "" while it runs.
@@ -83,6 +92,7 @@ class CandidateHost {
   int64_t next_seq_ = 1;
   double hang_timeout_seconds_ = 60;
   uint64_t dropped_ = 0;
+  std::vector<double> probe_overhead_us_;
 };
 
 }  // namespace kiln::worker

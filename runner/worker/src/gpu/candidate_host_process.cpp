@@ -11,6 +11,7 @@
 #include "checked_call.h"
 #include "cuda_status.h"
 #include "device_state.h"
+#include "harness_kernels.h"
 #include "harness_resources.h"
 #include "kiln/base/confine.h"
 #include "kiln/base/text.h"
@@ -36,8 +37,12 @@ class Host {
  public:
   explicit Host(MessageChannel& channel) : channel_(channel) {}
 
-  // The load request: CUPTI, the GPU, the harness, confinement, then the candidate.
-  host::LoadReply load(const host::LoadRequest& request);
+  // The prepare request: CUPTI, the GPU, the harness, confinement; nothing of the candidate's.
+  host::LoadReply prepare(const host::LoadRequest& request);
+  // A probe call (before load only): the window around the harness's empty launch.
+  json probe(const host::CallRequest& request);
+  // The load request: the candidate's library, its load-time changes put back.
+  host::LoadReply load();
   json share(const json& message);
   json release(const json& message);
   json call(const host::CallRequest& request);
@@ -53,6 +58,7 @@ class Host {
   CallEnvironment env_;
   std::optional<tasks::Task> task_;
   std::map<std::string, tasks::WorkloadLayout> layouts_;
+  std::filesystem::path library_path_;
   std::optional<DynamicLibrary> library_;
   kiln_launch_fn launch_ = nullptr;
   struct Mapping {
@@ -65,8 +71,38 @@ class Host {
   DeviceMemoryLedger memory_;
 };
 
-host::LoadReply Host::load(const host::LoadRequest& request) {
+// The probes' stand-in for kiln_launch: one empty kernel on the call's stream.
+int empty_launch(const kiln_tensor*, int, const kiln_scalar*, int, cudaStream_t stream) {
+  return launch_empty(stream) == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+}
+
+// A call's reply from its window's report (a probe's or the candidate's).
+host::CallReply reply_from(const host::CallRequest& request, const CallReport& report) {
+  host::CallReply reply;
+  reply.seq = request.seq;
+  reply.nonce = request.nonce;
+  reply.status = report.status;
+  reply.cuda_error = report.cuda_error;
+  reply.fatal = report.fatal;
+  reply.hung = report.hung;
+  reply.event_us = report.event_us;
+  reply.span_us = report.span_us;
+  reply.tail_us = report.tail_us;
+  reply.kernels = report.findings.kernels;
+  reply.hidden = report.findings.violations;
+  reply.notes = report.findings.notes;
+  reply.host_syncs = report.findings.host_syncs;
+  reply.waited = report.waited_in_call;
+  reply.device_state_changes = report.device_state_changes;
+  reply.activity = report.activity;
+  reply.activity_problem = report.activity_problem;
+  reply.harness_error = report.harness_error;
+  return reply;
+}
+
+host::LoadReply Host::prepare(const host::LoadRequest& request) {
   host::LoadReply reply;
+  library_path_ = request.library;
   // CUPTI before the first CUDA call, so it sees every kernel of the context.
   if (const Status s = recorder_.start(); !s) reply.activity_note = s.error().message;
   if (auto s = cuda_ok(cudaSetDevice(request.gpu), "cudaSetDevice"); !s) {
@@ -112,7 +148,6 @@ host::LoadReply Host::load(const host::LoadRequest& request) {
   // by a loader of the candidate's own either.
   const auto banned_files = ConfinePolicy::find_libraries(request.cuda_root, task_->banned_symbols);
   policy.hide(banned_files);
-  (void)libraries_.new_since_last();  // the host's own, before the candidate's load
   auto confined = confine_this_process(policy);
   if (!confined) {
     reply.harness_error = "cannot confine the candidate's process: " + confined.error().message;
@@ -128,9 +163,25 @@ host::LoadReply Host::load(const host::LoadRequest& request) {
                        {"landlock_abi", confined->landlock_abi},
                        {"landlock_all_threads", confined->landlock_all_threads},
                        {"notes", confined->notes}};
+  reply.ok = true;
+  return reply;
+}
 
+json Host::probe(const host::CallRequest& request) {
+  CallReport report;
+  report.owner = "candidate";  // the window is charged as the candidate's calls are
+  run_call_window(env_, empty_launch, {}, {}, request.timed, &report);
+  windows_.push_back(report.window);
+  host::CallReply reply = reply_from(request, report);
+  if (env_.recorder != nullptr) reply.dropped = recorder_.dropped();
+  return reply.to_json();
+}
+
+host::LoadReply Host::load() {
+  host::LoadReply reply;
+  (void)libraries_.new_since_last();  // the host's own, before the candidate's load
   const EnvironmentGuard environment;
-  auto library = DynamicLibrary::open(request.library);
+  auto library = DynamicLibrary::open(library_path_);
   for (const auto& variable : environment.restore())
     reply.load_changes.push_back("the environment (" + variable + ")");
   for (auto& change : device_state_.restore(env_.launch_stream))
@@ -220,22 +271,7 @@ json Host::call(const host::CallRequest& request) {
   run_call_window(env_, launch_, layout.abi_tensors(pointers), layout.abi_scalars(), request.timed,
                   &report);
   windows_.push_back(report.window);
-  reply.status = report.status;
-  reply.cuda_error = report.cuda_error;
-  reply.fatal = report.fatal;
-  reply.hung = report.hung;
-  reply.event_us = report.event_us;
-  reply.span_us = report.span_us;
-  reply.tail_us = report.tail_us;
-  reply.kernels = report.findings.kernels;
-  reply.hidden = report.findings.violations;
-  reply.notes = report.findings.notes;
-  reply.host_syncs = report.findings.host_syncs;
-  reply.waited = report.waited_in_call;
-  reply.device_state_changes = report.device_state_changes;
-  reply.activity = report.activity;
-  reply.activity_problem = report.activity_problem;
-  reply.harness_error = report.harness_error;
+  reply = reply_from(request, report);
   reply.libraries = libraries_.new_since_last();
   if (env_.recorder != nullptr) {
     for (auto& work : hidden_work(report.records)) reply.hidden.push_back(std::move(work));
@@ -286,7 +322,22 @@ int serve_candidate_host(const std::filesystem::path& socket) {
     (void)channel.send(reply.to_json());
     return 3;
   }
-  const host::LoadReply loaded = host.load(*request);
+  const host::LoadReply prepared = host.prepare(*request);
+  if (!channel.send(prepared.to_json(host::op::kPrepared))) return 3;
+  if (!prepared.ok) return 0;
+  // Probes until the load; anything else before it is out of turn.
+  while (true) {
+    auto message = channel.receive(kForever);
+    if (!message) return channel.closed() ? 0 : 3;
+    const std::string op = message->value("op", "");
+    if (op == host::op::kLoad) break;
+    if (op == host::op::kExit) return 0;
+    auto probe = op == host::op::kCall ? host::CallRequest::from_json(*message)
+                                       : Result<host::CallRequest>(make_error("not a call"));
+    if (!probe || !probe->probe) return 3;
+    if (!channel.send(host.probe(*probe))) return 0;
+  }
+  const host::LoadReply loaded = host.load();
   if (!channel.send(loaded.to_json())) return 3;
   if (!loaded.ok) return 0;
   while (true) {
@@ -296,7 +347,7 @@ int serve_candidate_host(const std::filesystem::path& socket) {
     json answer;
     if (op == host::op::kCall) {
       auto call = host::CallRequest::from_json(*message);
-      if (!call) return 3;
+      if (!call || call->probe) return 3;  // probes come before the load only
       answer = host.call(*call);
     } else if (op == host::op::kShare) {
       answer = host.share(*message);

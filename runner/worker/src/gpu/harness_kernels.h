@@ -63,5 +63,8 @@ cudaError_t launch_compare(const void* actual, const void* expected, kiln_dtype 
                            const uint8_t* ignored_rows, int64_t row_elements,
                            CompareCounters* counters, cudaStream_t stream);
 cudaError_t reset_compare(CompareCounters* counters, cudaStream_t stream);
+// One block that does nothing: the candidate host's probe calls run it in place of
+// kiln_launch (candidate_host_protocol.h).
+cudaError_t launch_empty(cudaStream_t stream);
 
 }  // namespace kiln::worker

@@ -23,6 +23,7 @@
 #include "kiln/worker/loaded_libraries.h"
 #include "kiln/worker/nvml_probe.h"
 #include "kiln/worker/peak_table.h"
+#include "kiln/worker/timing_consistency.h"
 #include "kiln/worker/wall_time.h"
 #include "kiln/worker/worker_result.h"
 #include "runtime_target.h"
@@ -333,6 +334,8 @@ Result<std::unique_ptr<CandidateHost>> JobDriver::start_host(const std::filesyst
   load.hang_timeout_seconds = job_.env.hang_timeout_seconds;
   load.readable = {std::filesystem::absolute(spec_.task_dir),
                    std::filesystem::absolute(library).parent_path()};
+  // Only timed jobs compare the host's reports with the verifier's clock (judge_round_trip).
+  options.probes = spec_.kind == JobKind::kBenchmark ? kRoundTripProbes : 0;
   return CandidateHost::start(options, reply);
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "kiln/worker/throttle_policy.h"
+#include "kiln/worker/timing_consistency.h"
 #include "workload_session.h"
 
 namespace kiln::worker {
@@ -29,6 +30,9 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   // The gated calls' own consistency (timing_consistency.h), reported so its margins can be
   // checked against what honest kernels show.
   std::vector<double> candidate_excess_us, candidate_tail_us, baseline_excess_us, baseline_tail_us;
+  // The verifier's clock of each candidate round trip less the span its process reported
+  // (judge_round_trip).
+  std::vector<double> round_trip_overhead_us;
   const bool with_incumbent = job_.incumbent != nullptr;
   int64_t discarded = 0;
   bool clocks_unseen = false;  // NVML answered not ok for some sample
@@ -99,6 +103,7 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
     baseline_excess_us.push_back(b.event_us - b.span_us);
     baseline_tail_us.push_back(b.tail_us);
     if (keep) {
+      round_trip_overhead_us.push_back(c.wall_us - c.span_us);
       candidate_us.push_back(c.span_us);
       baseline_us.push_back(b.span_us);
       event_us.push_back(c.event_us);
@@ -142,6 +147,17 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
                                         {"candidate_tail", spread(candidate_tail_us)},
                                         {"baseline_event_excess", spread(baseline_excess_us)},
                                         {"baseline_tail", spread(baseline_tail_us)}};
+  const RoundTripVerdict round_trip = judge_round_trip(
+      job_.candidate != nullptr ? job_.candidate->probe_overhead_us() : std::vector<double>(),
+      round_trip_overhead_us, result_->time_us->median);
+  result_->extra["timing_checks_us"]["round_trip"] = {{"probe_overhead", round_trip.probe_us},
+                                                      {"call_overhead", round_trip.call_us},
+                                                      {"excess", round_trip.excess_us},
+                                                      {"allowed", round_trip.allowed_us}};
+  if (!round_trip.finding.empty()) {
+    fail(gate::kCandidateProcess, round_trip.finding);
+    return false;
+  }
   result_->speedup = result_->time_us->median > 0
                          ? result_->baseline_time_us->median / result_->time_us->median
                          : 0;

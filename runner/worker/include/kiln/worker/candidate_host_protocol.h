@@ -6,10 +6,20 @@
 // repeats, so a duplicated, late or unexpected answer is told from the right one.
 //
 //   verifier -> host                         host -> verifier
-//   load   {task_dir, library, gpu, ...}     loaded {ok, error, load_changes, activity,
-//   confinement} share  {buffers: [{id, handle, offset}]} shared release {ids} released call
-//   {workload, buffers, timed}        called {a CandidateCallReply} after_calls after_calls
-//   {hidden} exit                                     (the host exits)
+//   prepare {task_dir, library, gpu, ...}    prepared {harness_error, activity, confinement}
+//   call {probe: true, timed}  (K times)     called {a CallReply}
+//   load                                     loaded {ok, error, load_changes, libraries}
+//   share {buffers: [{id, handle, offset}]}  shared
+//   release {ids}                            released
+//   call {workload, buffers, timed}          called {a CallReply}
+//   after_calls                              after_calls {hidden}
+//   exit                                     (the host exits)
+//
+// Between prepare and load the host is the harness's alone (set up and confined, the
+// candidate's library not yet opened): probe calls then run the whole call window around the
+// harness's empty launch, and what the verifier's clock measures of them is the window's own
+// cost, the yardstick its clock holds the candidate's reported times to later
+// (timing_consistency.h, judge_round_trip).
 //
 // Everything the host sends is what the candidate may have written: the verifier decides
 // correctness from the buffers alone, bounds the reported times by its own clock, and treats
@@ -27,6 +37,8 @@
 namespace kiln::worker::host {
 
 namespace op {
+inline constexpr const char* kPrepare = "prepare";
+inline constexpr const char* kPrepared = "prepared";
 inline constexpr const char* kLoad = "load";
 inline constexpr const char* kLoaded = "loaded";
 inline constexpr const char* kShare = "share";
@@ -61,8 +73,11 @@ struct LoadReply {
   std::string activity_note;              // why not
   nlohmann::json confinement;             // what the host is confined by (shown in the result)
   std::vector<std::string> libraries;     // shared objects loaded in the host (file names)
-  nlohmann::json to_json() const;
-  static Result<LoadReply> from_json(const nlohmann::json& message);
+  // The same fields answer prepare (op "prepared": the set-up's) and load ("loaded": the
+  // library's); the verifier merges the two.
+  nlohmann::json to_json(const char* op_name = op::kLoaded) const;
+  static Result<LoadReply> from_json(const nlohmann::json& message,
+                                     const char* op_name = op::kLoaded);
 };
 
 // One device allocation of the verifier's, opened by the host: `handle` is the
@@ -86,6 +101,9 @@ struct CallRequest {
   std::string workload;          // a workload of the task, by name
   std::vector<int64_t> buffers;  // per tensor of the layout, the shared buffer id (-1: none)
   bool timed = false;            // flush L2 first and hold the launch stream (launch_gate.h)
+  // Before load only: the harness's empty launch in place of kiln_launch, no workload and no
+  // buffers (the window's own cost on the verifier's clock).
+  bool probe = false;
   nlohmann::json to_json() const;
   static Result<CallRequest> from_json(const nlohmann::json& message);
 };

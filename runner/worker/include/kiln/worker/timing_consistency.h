@@ -42,4 +42,32 @@ inline constexpr double kTailMarginUs = 25;   // the probe after an idle launch 
 
 TimingVerdict judge_timing(const TimingEvidence& evidence);
 
+// The verifier's own clock against the host's reports, over one workload's timed calls. The
+// host reports each call's GPU span, and its address space is the candidate's: a candidate
+// that writes the host's memory can report less GPU time than it used, which neither the
+// events nor the tail probe (both the host's too) can refute. The verifier times every round
+// trip itself; less the reported span, that is the window's own cost around the GPU work
+// (flush, gate, launch, synchronize, CUPTI, the messages). Probe calls measured that cost
+// before the candidate's library was opened (candidate_host_protocol.h), so a median cost
+// beyond the probes' by more than kRoundTripMarginUs + kRoundTripSlack * span is GPU time the
+// reports left out, or host time spent inside kiln_launch; either fails candidate_process. A
+// forged report can still hide up to that allowance, plus what a hostile host saves of the
+// window's own cost (runner/worker/README.md, "Threat model").
+struct RoundTripVerdict {
+  double probe_us = 0;    // median over the probes: round trip less the reported span
+  double call_us = 0;     // the same over the candidate's timed calls
+  double excess_us = 0;   // call_us - probe_us
+  double allowed_us = 0;  // the excess the margins allow at this span
+  std::string finding;    // candidate_process's; empty when the clocks agree
+};
+
+inline constexpr int kRoundTripProbes = 24;        // probe calls per candidate host
+inline constexpr double kRoundTripMarginUs = 100;  // excess allowed, fixed part
+inline constexpr double kRoundTripSlack = 0.10;    // excess allowed, part of the span
+
+// `call_overhead_us`: per timed call, the verifier's round trip less the reported span;
+// `span_us`: the median reported span. No finding without probes or calls.
+RoundTripVerdict judge_round_trip(const std::vector<double>& probe_overhead_us,
+                                  const std::vector<double>& call_overhead_us, double span_us);
+
 }  // namespace kiln::worker
