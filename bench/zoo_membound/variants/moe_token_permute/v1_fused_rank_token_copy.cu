@@ -213,8 +213,9 @@ __global__ void __launch_bounds__(kThreads)
   }
   if (live && g < k) {
     const int64_t slot = t * k + g;
+    const int local = dest_rows[slot];  // issued before the dependent bases load
     const int e = __ldg(indices + slot);
-    const int row = __ldg(bases + (slot / kTile) * experts + e) + dest_rows[slot];
+    const int row = __ldg(bases + (slot / kTile) * experts + e) + local;
     dest_rows[slot] = row;
     rows[group][g] = row;
   }
