@@ -44,6 +44,7 @@ constexpr int kWarpSlots = 32 * kSlotsPerLane;  // contiguous slots ranked by on
 constexpr int kTile = kThreads * kSlotsPerLane;  // slots per ranking block
 constexpr int kMaxExperts = 1024;
 constexpr int kMaxFastK = 32;
+constexpr int kScanBatch = 16;  // counts loads in flight per thread in the last block's scan
 constexpr int kTokensPerBlock = kThreads / kGroupThreads;
 // 16-byte vectors per thread and chunk: one chunk covers H = 4096 (512 vectors) per token.
 constexpr int kVecPerThread = 512 / kGroupThreads > 0 ? 512 / kGroupThreads : 1;
@@ -64,8 +65,15 @@ __device__ void scan_tiles(const int* __restrict__ counts, int* __restrict__ bas
     const int b0 = static_cast<int>(static_cast<int64_t>(g) * tiles / groups);
     const int b1 = static_cast<int>(static_cast<int64_t>(g + 1) * tiles / groups);
     int sum = 0;
-#pragma unroll 4
-    for (int b = b0; b < b1; ++b) sum += __ldcg(counts + static_cast<size_t>(b) * experts + e);
+    for (int b = b0; b < b1; b += kScanBatch) {  // kScanBatch independent L2 loads in flight
+      int n[kScanBatch];
+#pragma unroll
+      for (int i = 0; i < kScanBatch; ++i) {
+        n[i] = b + i < b1 ? __ldcg(counts + static_cast<size_t>(b + i) * experts + e) : 0;
+      }
+#pragma unroll
+      for (int i = 0; i < kScanBatch; ++i) sum += n[i];
+    }
     part[p] = sum;
   }
   __syncthreads();
@@ -115,11 +123,17 @@ __device__ void scan_tiles(const int* __restrict__ counts, int* __restrict__ bas
     const int b0 = static_cast<int>(static_cast<int64_t>(g) * tiles / groups);
     const int b1 = static_cast<int>(static_cast<int64_t>(g + 1) * tiles / groups);
     int next = start[e] + part[p];
-#pragma unroll 4
-    for (int b = b0; b < b1; ++b) {
-      const size_t at = static_cast<size_t>(b) * experts + e;
-      bases[at] = next;
-      next += __ldcg(counts + at);
+    for (int b = b0; b < b1; b += kScanBatch) {
+      int n[kScanBatch];
+#pragma unroll
+      for (int i = 0; i < kScanBatch; ++i) {
+        n[i] = b + i < b1 ? __ldcg(counts + static_cast<size_t>(b + i) * experts + e) : 0;
+      }
+#pragma unroll
+      for (int i = 0; i < kScanBatch; ++i) {
+        if (b + i < b1) bases[static_cast<size_t>(b + i) * experts + e] = next;
+        next += n[i];
+      }
     }
   }
 }
@@ -249,16 +263,15 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = threadIdx.x & 31;
   const int64_t slot = static_cast<int64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   if (slot >= slots) return;  // the whole warp
-  int row = 0;
-  if (lane == 0) {
-    row = __ldg(bases + (slot / kTile) * experts + __ldg(indices + slot)) + dest_rows[slot];
-    dest_rows[slot] = row;
-  }
-  const int64_t token = slot / k, to = static_cast<int64_t>(__shfl_sync(0xffffffffu, row, 0)) * h;
+  // Every lane reads the slot's local rank (one broadcast load), then lane 0 finishes it.
+  const int row = __ldg(bases + (slot / kTile) * experts + __ldg(indices + slot)) + dest_rows[slot];
+  __syncwarp();
+  if (lane == 0) dest_rows[slot] = row;
+  const int64_t token = slot / k, to = static_cast<int64_t>(row) * h;
   if (kVector) {
     const uint4* from = reinterpret_cast<const uint4*>(x + token * h);
     uint4* dst = reinterpret_cast<uint4*>(x_sorted + to);
-#pragma unroll 4
+#pragma unroll 16
     for (int64_t c = lane; c < h / 8; c += 32) dst[c] = __ldg(from + c);
   } else {
     for (int64_t c = lane; c < h; c += 32) x_sorted[to + c] = x[token * h + c];
