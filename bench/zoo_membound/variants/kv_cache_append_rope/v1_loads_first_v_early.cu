@@ -26,10 +26,12 @@
 
 namespace {
 
-// Tunables (H200): threads per block (128, 256) and units per thread (1, 2; all loads first).
+// Tunables (H200): threads per block (128, 256) and units per thread (all loaded first). kUnits
+// = 1 asks ptxas for 2048 resident threads per SM (32 registers, no spill); kUnits = 2 needs
+// 110 registers (about 512 threads per SM, so the grid strides at the measured shape).
 constexpr int kThreads = 128;
 constexpr int kUnits = 1;
-constexpr int kMinBlocks = 2048 / kThreads / kUnits;  // resident blocks per SM asked of ptxas
+constexpr int kMinBlocks = kUnits == 1 ? 2048 / kThreads : 1;  // resident blocks/SM for ptxas
 
 __device__ __forceinline__ float2 bf16x2_to_float2(uint32_t w) {
   __nv_bfloat162 h;
