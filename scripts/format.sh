@@ -5,7 +5,8 @@
 # or line numbers matter: the zoo's teaching kernels (kb/zoo/*/, their layout is part of what
 # they teach; kb/zoo/references is code and is formatted), task bundles (tasks/NAME/, hashed
 # into every result), and the test corpora and test kernels (tests/corpus/, tests/**/*.cu),
-# whose line numbers the tests assert.
+# whose line numbers the tests assert; and the zoo entries' candidate replacements timed by
+# bench/zoo_membound (variants/ID/vN_*.cu), which are kb/zoo kernels in waiting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=check
@@ -14,7 +15,8 @@ mode=check
 files() {
   git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' |
     grep -v -E '^kb/zoo/[^/]+/' | grep -v -E '^tasks/[^/]+/(baseline|starter|reference)' |
-    grep -v -E '^tests/corpus/' | grep -v -E '^tests/.*\.cu$' || true
+    grep -v -E '^tests/corpus/' | grep -v -E '^tests/.*\.cu$' |
+    grep -v -E '^bench/zoo_membound/variants/' || true
   git ls-files 'kb/zoo/references/*.cpp' 'kb/zoo/references/*.h'
 }
 

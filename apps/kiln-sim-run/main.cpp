@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -46,6 +47,9 @@ constexpr const char* kUsage =
     "  --task zoo:ID         zoo entry ID's meta.json test block as the task (its first test\n"
     "                        shape the sim workload), checked against its op's CPU reference\n"
     "                        in kb/zoo/references; --zoo-dir is the zoo folder (kb/zoo)\n"
+    "  --build-dir           where the candidate and the reference are built (default: a fresh\n"
+    "                        private folder, removed at exit, so concurrent runs never share\n"
+    "                        a build)\n"
     "  --workload            a sim_workload of the task by name (default: all of them)\n"
     "  --dims                an ad-hoc small shape naming every dim of the task, e.g.\n"
     "                        M=256,N=256,K=256; with --dims only the named workloads run\n"
@@ -98,6 +102,27 @@ int fail(const std::string& stage, const std::string& message, bool one_line = f
   return 2;
 }
 
+// The default build folder: private to this run (mkdtemp), removed when the run ends.
+class PrivateBuildDir {
+ public:
+  PrivateBuildDir() = default;
+  PrivateBuildDir(const PrivateBuildDir&) = delete;
+  PrivateBuildDir& operator=(const PrivateBuildDir&) = delete;
+  ~PrivateBuildDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  // Empty when no folder could be made.
+  std::string make() {
+    char pattern[] = "/tmp/kiln-sim-run-XXXXXX";
+    if (::mkdtemp(pattern) != nullptr) path_ = pattern;
+    return path_;
+  }
+
+ private:
+  std::string path_;
+};
+
 bool parse_count(const std::string& text, uint64_t& out) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
   out = std::strtoull(text.c_str(), nullptr, 10);
@@ -108,7 +133,7 @@ bool parse_count(const std::string& text, uint64_t& out) {
 
 int main(int argc, char** argv) {
   protect_stdout();
-  std::string task_dir, zoo_dir, source, candidate, reference, build_dir = "/tmp/kiln-sim-run";
+  std::string task_dir, zoo_dir, source, candidate, reference, build_dir;
   std::vector<std::string> workload_names, shapes;
   uint64_t seed = 1;
   bool racecheck = false, synccheck = false;
@@ -246,6 +271,13 @@ int main(int argc, char** argv) {
     return fail("workloads", task->name + " has no sim_workloads; add some to its task.json",
                 progress);
 
+  PrivateBuildDir private_build_dir;
+  if (build_dir.empty()) {
+    build_dir = private_build_dir.make();
+    if (build_dir.empty())
+      return fail("build_candidate",
+                  "cannot make a private build folder under /tmp; pass --build-dir DIR", progress);
+  }
   const auto build_start = std::chrono::steady_clock::now();
   const auto toolchain = kiln::compiler::toolchain_from_environment(argv[0]);
   if (!source.empty()) {
