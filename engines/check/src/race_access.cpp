@@ -310,24 +310,22 @@ void RaceDetector::Impl::plain_access(const sim::AccessEvent& e) {
     check.knows = &t.clock;
     check.address = address;
     check.reported = false;
+    // An aligned word kept whole is one cell; anything else is checked byte cell by byte cell.
+    const bool one_cell = word && address % race::kWord == 0;
+    auto check_span = [&](const race::ShadowSpan& span) {
+      if (one_cell && span.whole[0])
+        check.cell(span.cells[0], address);
+      else
+        check.run_parts(span);
+    };
     if (is_shared) {
       const race::ShadowSpan span =
           shared.span(e.owner != nullptr ? e.owner[lane] : 0, address, e.bytes);
-      if (span.cells == nullptr) continue;
-      if (word && address % race::kWord == 0 && span.whole[0]) {
-        check.cell(span.cells[0], address);
-      } else {
-        check.run_parts(span);
-      }
+      if (span.cells != nullptr) check_span(span);
       continue;
     }
     if (address % race::GlobalShadow::kPage + e.bytes <= race::GlobalShadow::kPage) {
-      const race::ShadowSpan span = global.span(address);
-      if (word && address % race::kWord == 0 && span.whole[0]) {
-        check.cell(span.cells[0], address);
-      } else {
-        check.run_parts(span);
-      }
+      check_span(global.span(address));
       continue;
     }
     access_lane(e, lane, address, 0, threads + index);  // across two shadow pages
