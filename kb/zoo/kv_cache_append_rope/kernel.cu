@@ -4,17 +4,20 @@
 //   v_cache[p, h, :] = v_new[t, h, :]
 // bf16 k_new, v_new[T, HK, D]; f32 cos, sin[S, D/2]; bf16 k_cache, v_cache[S, HK, D]. Only the
 // rows at the positions are written; the rest of the caches (earlier tokens) is never touched.
+// Positions must be distinct (two tokens writing one row race); a position outside [0, S)
+// writes nothing for that token rather than outside the cache.
 //
 // One flat index space over T x HK x D/16 units. A unit is 8 rotation pairs of one head: one
 // 16-byte load from each half of k_new (channels i0..i0+7 and i0+D/2..), the same two of v_new,
 // two 32-byte loads of the cos and sin row, and four 16-byte stores into the caches' row p.
-// Folding V into the same unit makes every thread move 64 bytes of HBM data per step (4 loads
-// in flight) and reads positions[t] once for both caches. The grid is one wave (SMs x resident
-// blocks) striding over the units.
+// Loads first: each thread issues positions[t] and its 4 k/v loads (64 bytes) together (they
+// are in bounds whatever p is), so no thread waits one HBM round trip for positions[t] before
+// asking for its data; then cos/sin (they need p); V is stored as soon as p is known, and only
+// then does K wait for cos/sin to rotate. kUnits units per thread are all loaded first.
+// Grid: one unit group per thread where it fits in one wave of resident blocks, else one wave
+// striding over the units.
 //
 // Requirements: D % 16 == 0, contiguous, 16-byte aligned tensors (else KILN_ERR_UNSUPPORTED).
-// Positions must be distinct (two tokens writing one row race); a position outside [0, S)
-// writes nothing for that token rather than outside the cache.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -25,7 +28,12 @@
 
 namespace {
 
+// Tunables (H200): threads per block (128, 256) and units per thread (all loaded first). kUnits
+// = 1 asks ptxas for 2048 resident threads per SM (32 registers, no spill); kUnits = 2 needs
+// 91 registers with 32-bit offsets (110 with int64; about 640 threads per SM).
 constexpr int kThreads = 128;
+constexpr int kUnits = 1;
+constexpr int kMinBlocks = kUnits == 1 ? 2048 / kThreads : 1;  // resident blocks/SM for ptxas
 
 __device__ __forceinline__ float2 bf16x2_to_float2(uint32_t w) {
   __nv_bfloat162 h;
@@ -63,41 +71,71 @@ __device__ __forceinline__ void load8(const float* p, float (&f)[8]) {
   f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w, f[4] = b.x, f[5] = b.y, f[6] = b.z, f[7] = b.w;
 }
 
-__global__ void __launch_bounds__(kThreads)
+// Index: int32_t where every element offset fits (the measured shape), else int64_t. 32-bit
+// offsets keep the thread at <= 32 registers, so 16 blocks of 128 threads are resident per SM
+// and one wave covers T x HK x D/16 = 262144 units at the measured shape.
+template <typename Index>
+__global__ void __launch_bounds__(kThreads, sizeof(Index) == 4 ? kMinBlocks : 1)
     kv_cache_append_rope_kernel(const __nv_bfloat16* __restrict__ k_new,
                                 const __nv_bfloat16* __restrict__ v_new,
                                 const int32_t* __restrict__ positions,
                                 const float* __restrict__ cos, const float* __restrict__ sin,
                                 __nv_bfloat16* __restrict__ k_cache,
-                                __nv_bfloat16* __restrict__ v_cache, int64_t T, int64_t HK,
-                                int64_t D, int64_t S) {
-  const int64_t units_per_head = D / 16;
-  const int64_t units_per_token = HK * units_per_head;
-  const int64_t units = T * units_per_token;
-  const int64_t half = D / 2;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
-  for (int64_t u = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; u < units;
-       u += stride) {
-    const int64_t t = u / units_per_token;
-    const int64_t rest = u - t * units_per_token;  // h * units_per_head + j
-    const int64_t i0 = (rest % units_per_head) * 8;
-    const int64_t p = __ldg(positions + t);
-    if (p < 0 || p >= S) continue;
-    // Element offsets of channel i0 of head h, in the new rows and in cache row p.
-    const int64_t from = t * HK * D + (rest / units_per_head) * D + i0;
-    const int64_t to = p * HK * D + (rest / units_per_head) * D + i0;
-    uint4 k_lo = __ldg(reinterpret_cast<const uint4*>(k_new + from));
-    uint4 k_hi = __ldg(reinterpret_cast<const uint4*>(k_new + from + half));
-    const uint4 v_lo = __ldg(reinterpret_cast<const uint4*>(v_new + from));
-    const uint4 v_hi = __ldg(reinterpret_cast<const uint4*>(v_new + from + half));
-    float c[8], s[8];
-    load8(cos + p * half + i0, c);
-    load8(sin + p * half + i0, s);
-    rotate(k_lo, k_hi, c, s);
-    *reinterpret_cast<uint4*>(k_cache + to) = k_lo;
-    *reinterpret_cast<uint4*>(k_cache + to + half) = k_hi;
-    *reinterpret_cast<uint4*>(v_cache + to) = v_lo;
-    *reinterpret_cast<uint4*>(v_cache + to + half) = v_hi;
+                                __nv_bfloat16* __restrict__ v_cache, Index T, Index HK, Index D,
+                                Index S) {
+  const Index units_per_head = D / 16;
+  const Index units_per_token = HK * units_per_head;
+  const Index units = T * units_per_token;
+  const Index half = D / 2;
+  const Index row = HK * D;  // elements of one token's row (all heads)
+  constexpr Index kPerBlock = static_cast<Index>(kThreads) * kUnits;
+  const Index stride = static_cast<Index>(gridDim.x) * kPerBlock;
+  for (Index first = static_cast<Index>(blockIdx.x) * kPerBlock + threadIdx.x; first < units;
+       first += stride) {
+    Index from[kUnits], within[kUnits], p[kUnits];
+    uint4 k_lo[kUnits], k_hi[kUnits], v_lo[kUnits], v_hi[kUnits];
+    bool ok[kUnits];
+#pragma unroll
+    for (int j = 0; j < kUnits; ++j) {  // positions and k/v: independent, all in flight
+      const Index u = first + j * kThreads;
+      ok[j] = u < units;
+      if (!ok[j]) continue;
+      const Index t = u / units_per_token;
+      const Index rest = u - t * units_per_token;  // h * units_per_head + unit of the head
+      // Channel i0 of head h: offset within the token's row, the same in the new rows and in
+      // cache row p.
+      within[j] = (rest / units_per_head) * D + (rest % units_per_head) * 8;
+      from[j] = t * row + within[j];
+      p[j] = __ldg(positions + t);
+      k_lo[j] = __ldg(reinterpret_cast<const uint4*>(k_new + from[j]));
+      k_hi[j] = __ldg(reinterpret_cast<const uint4*>(k_new + from[j] + half));
+      v_lo[j] = __ldg(reinterpret_cast<const uint4*>(v_new + from[j]));
+      v_hi[j] = __ldg(reinterpret_cast<const uint4*>(v_new + from[j] + half));
+    }
+    float c[kUnits][8], s[kUnits][8];
+#pragma unroll
+    for (int j = 0; j < kUnits; ++j) {  // cos/sin rows of the positions
+      ok[j] = ok[j] && p[j] >= 0 && p[j] < S;
+      if (!ok[j]) continue;
+      const Index i0 = within[j] % D;  // < D/2
+      load8(cos + p[j] * half + i0, c[j]);
+      load8(sin + p[j] * half + i0, s[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < kUnits; ++j) {  // V needs only p: out before K's rotation waits
+      if (!ok[j]) continue;
+      __nv_bfloat16* to = v_cache + (p[j] * row + within[j]);
+      *reinterpret_cast<uint4*>(to) = v_lo[j];
+      *reinterpret_cast<uint4*>(to + half) = v_hi[j];
+    }
+#pragma unroll
+    for (int j = 0; j < kUnits; ++j) {
+      if (!ok[j]) continue;
+      rotate(k_lo[j], k_hi[j], c[j], s[j]);
+      __nv_bfloat16* to = k_cache + (p[j] * row + within[j]);
+      *reinterpret_cast<uint4*>(to) = k_lo[j];
+      *reinterpret_cast<uint4*>(to + half) = k_hi[j];
+    }
   }
 }
 
@@ -150,24 +188,40 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   }
   if (D % 16 != 0) return KILN_ERR_UNSUPPORTED;
 
+  // 32-bit element offsets where every one (and the grid stride past the last unit) fits.
+  const bool narrow = (T > S ? T : S) * HK * D <= INT32_MAX / 2;
   int device = 0, sms = 0, per_sm = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kv_cache_append_rope_kernel, kThreads,
-                                                    0) != cudaSuccess) {
+      (narrow ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, kv_cache_append_rope_kernel<int32_t>, kThreads, 0)
+              : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, kv_cache_append_rope_kernel<int64_t>, kThreads, 0)) != cudaSuccess) {
     return KILN_ERR_LAUNCH;
   }
-  // One unit per thread where the problem is small (a decode step: T x HK x D/16 units), at most
-  // one wave of resident blocks that strides where it is large.
+  // kUnits units per thread where they fit in one wave of resident blocks, else one wave that
+  // strides.
   const int64_t units = T * HK * (D / 16);
-  int64_t blocks = (units + kThreads - 1) / kThreads;
+  const int64_t per_block = static_cast<int64_t>(kThreads) * kUnits;
+  int64_t blocks = (units + per_block - 1) / per_block;
   const int64_t max_blocks =
       static_cast<int64_t>(sms > 0 ? sms : 1) * static_cast<int64_t>(per_sm > 0 ? per_sm : 1);
   if (blocks > max_blocks) blocks = max_blocks;
-  kv_cache_append_rope_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const __nv_bfloat16*>(k_new.data), static_cast<const __nv_bfloat16*>(v_new.data),
-      static_cast<const int32_t*>(positions.data), static_cast<const float*>(cos.data),
-      static_cast<const float*>(sin.data), static_cast<__nv_bfloat16*>(k_cache.data),
-      static_cast<__nv_bfloat16*>(v_cache.data), T, HK, D, S);
+  const auto* kp = static_cast<const __nv_bfloat16*>(k_new.data);
+  const auto* vp = static_cast<const __nv_bfloat16*>(v_new.data);
+  const auto* pp = static_cast<const int32_t*>(positions.data);
+  const auto* cp = static_cast<const float*>(cos.data);
+  const auto* sp = static_cast<const float*>(sin.data);
+  auto* kc = static_cast<__nv_bfloat16*>(k_cache.data);
+  auto* vc = static_cast<__nv_bfloat16*>(v_cache.data);
+  const auto grid = static_cast<unsigned>(blocks);
+  if (narrow) {
+    kv_cache_append_rope_kernel<int32_t><<<grid, kThreads, 0, stream>>>(
+        kp, vp, pp, cp, sp, kc, vc, static_cast<int32_t>(T), static_cast<int32_t>(HK),
+        static_cast<int32_t>(D), static_cast<int32_t>(S));
+  } else {
+    kv_cache_append_rope_kernel<int64_t><<<grid, kThreads, 0, stream>>>(kp, vp, pp, cp, sp, kc,
+                                                                        vc, T, HK, D, S);
+  }
   return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
 }
