@@ -105,8 +105,8 @@ bool run_histogram(ZooLaunch<Observer>& z) {
   return z.run("histogram_radix_pass", {"histogram_kernel"}, {3}, {256}, {keys, n, 8, 1, counts});
 }
 
-// One block of 8 warps over 153 groups of 128 channels (77 two-group chunks, the last half
-// empty): three turns of the warp-strided loop with 4 chunks in flight, half-warp shuffles.
+// One block of 8 warps over 153 groups of 128 channels (39 four-group chunks, the last a quarter
+// full): three turns of the warp-strided loop with 2 chunks per warp in flight, 8-lane shuffles.
 template <typename Observer>
 bool run_quant_fp8(ZooLaunch<Observer>& z) {
   const uint32_t tokens = 9, h = 2176, vectors = tokens * h / 8;

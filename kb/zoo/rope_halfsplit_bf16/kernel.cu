@@ -14,6 +14,13 @@
 // and 16-byte aligned tensors; otherwise a scalar loop over pairs does the same. A grid of at most
 // SMs x 8 blocks of 256 threads strides over the units of q, then k. A position outside [0, P)
 // leaves that token's outputs NaN. All tensors contiguous (else KILN_ERR_UNSUPPORTED).
+//
+// One real wave and 32-bit index math (issue 18). The entry's first version launched an SMs x 8
+// grid, which assumed 8 resident blocks per SM, but its 48 registers allow 5: the grid ran as 1.6
+// waves, the last 0.6 with a fraction of the bytes in flight. Here the grid is SMs x the
+// resident blocks from the occupancy API. And every unit's (token, head, chunk) came from three
+// 64-bit divisions (a ~70-instruction software routine each); the vector kernel is now a
+// template on the index type and takes 32-bit indices whenever T x (HQ + HK) x D / 16 fits.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -26,7 +33,7 @@
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kBlocksPerSm = 8;
+constexpr int kBlocksPerSm = 8;  // the scalar kernel's grid; the vector one asks the occupancy API
 
 struct Tensors {
   const __nv_bfloat16* q;
@@ -74,16 +81,19 @@ __device__ __forceinline__ void locate(const Tensors& a, int64_t t, int64_t head
   }
 }
 
+// Index is int32_t when the unit count and every element offset fit in it, int64_t otherwise.
+template <typename Index>
 __global__ void __launch_bounds__(kThreads) rope_vector_kernel(Tensors a) {
-  const int64_t chunks = a.half / 8;  // units per head
-  const int64_t heads = a.HQ + a.HK;
-  const int64_t total = a.T * heads * chunks;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
-  for (int64_t u = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; u < total;
+  const Index chunks = static_cast<Index>(a.half / 8);  // units per head
+  const Index heads = static_cast<Index>(a.HQ + a.HK);
+  const Index total = static_cast<Index>(a.T) * heads * chunks;
+  const Index stride = static_cast<Index>(gridDim.x) * kThreads;
+  for (Index u = static_cast<Index>(blockIdx.x) * kThreads + threadIdx.x; u < total;
        u += stride) {
-    const int64_t c = u % chunks;
-    const int64_t head = (u / chunks) % heads;
-    const int64_t t = u / (chunks * heads);
+    const Index row = u / chunks;  // (token, head) pair
+    const Index c = u - row * chunks;
+    const Index t = row / heads;
+    const Index head = row - t * heads;
     const __nv_bfloat16* in;
     __nv_bfloat16* out;
     locate(a, t, head, in, out);
@@ -189,10 +199,19 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
     aligned = aligned && aligned16(t->data);
   }
 
-  int device = 0;
-  int sms = 0;
+  const bool vectors_ok = D % 16 == 0 && aligned;
+  // Offsets reach T x (HQ + HK) x D elements of q/k and P x D/2 of cos/sin (+ u's stride).
+  const int64_t span = T * (HQ + HK) * D + P * (D / 2) + T + (int64_t{1} << 24);
+  const bool narrow = span < (int64_t{1} << 31);
+  int device = 0, sms = 0, per_sm = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    return KILN_ERR_LAUNCH;
+  }
+  if (vectors_ok &&
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, narrow ? rope_vector_kernel<int32_t> : rope_vector_kernel<int64_t>, kThreads,
+          0) != cudaSuccess) {
     return KILN_ERR_LAUNCH;
   }
   Tensors a{static_cast<const __nv_bfloat16*>(q.data),
@@ -207,13 +226,18 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
             HK,
             D / 2,
             P};
-  const bool vectors = D % 16 == 0 && aligned;
+  const bool vectors = vectors_ok;
   const int64_t work = T * (HQ + HK) * (vectors ? D / 16 : D / 2);
   int64_t blocks = (work + kThreads - 1) / kThreads;
-  const int64_t max_blocks = static_cast<int64_t>(sms > 0 ? sms : 1) * kBlocksPerSm;
+  const int64_t max_blocks = static_cast<int64_t>(sms > 0 ? sms : 1) *
+                             (vectors && per_sm > 0 ? per_sm : kBlocksPerSm);
   if (blocks > max_blocks) blocks = max_blocks;
   if (vectors) {
-    rope_vector_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
+    if (narrow) {
+      rope_vector_kernel<int32_t><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
+    } else {
+      rope_vector_kernel<int64_t><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
+    }
   } else {
     rope_scalar_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
   }
