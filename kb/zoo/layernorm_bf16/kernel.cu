@@ -1,16 +1,19 @@
-// layernorm_bf16: y[t, :] = (x[t, :] - mean) / sqrt(var + eps) * gamma + beta, bf16 in and out,
-// fp32 math, var the biased (population) variance of the row.
+// layernorm_bf16: y[t, :] = (x[t, :] - mean) / sqrt(var + eps) * gamma + beta, bf16 in and
+// out, fp32 math, var the biased (population) variance of the row.
 //
-// One block per row (a grid-stride loop over rows when T exceeds the grid). Pass 1 computes
-// the row's mean and M2 = sum (x - mean)^2 with Welford-style partial statistics: each thread
-// keeps (count, mean, M2) and folds new data in with Chan's pairwise update; threads are then
-// combined the same way through shfl.sync and one shared-memory hop. No sum of squares minus
-// squared sum is ever formed, so rows with a large mean and a small spread keep their
-// variance (see NOTES.md). Pass 2 reads the row again and writes the normalized values.
+// Fast path (128-bit layout, H <= kFastThreads * kFastVecs * 8 = 8192 by default): one block
+// per row holds the whole row in registers, kFastVecs uint4 (8 bf16 each) per thread, all
+// loaded before any arithmetic so a block has the full row (16 KB at H = 8192) in flight. The
+// row is read from HBM once (streaming loads, __ldcs) and written once (streaming stores,
+// __stcs): 4H bytes per row instead of the 6H of a two-pass kernel whose second pass rereads
+// the row. Statistics are the exact two-pass ones over the registers: mean = sum / H, then
+// M2 = sum (x - mean)^2, each folded over the block in one fixed order, so no sum of squares
+// minus squared sum forms (no cancellation for rows with a large mean, see NOTES.md).
 //
-// Any T, H >= 0 works. Column strides must be 1; row strides may exceed H. 128-bit accesses
-// are used when H and both row strides are multiples of 8 and x, gamma, beta, y are 16-byte
-// aligned; otherwise a scalar path runs.
+// Other shapes (H not a multiple of 8, unaligned data, longer rows) take the general kernel
+// below: Welford/Chan partial statistics in pass 1, a second pass over the row.
+//
+// Any T, H >= 0 works. Column strides must be 1; row strides may exceed H.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -169,6 +172,108 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// ---- Fast path: the row in registers ----------------------------------------------------
+
+constexpr int kFastThreads = 256;  // tunable: 256 or 512 (kFastVecs 4 or 2 keeps H = 8192)
+constexpr int kFastVecs = 4;       // uint4 per thread at the largest instantiation
+constexpr int kFastMinBlocks = 4;  // __launch_bounds__ min blocks/SM (caps regs at 64 for 256)
+
+template <int kThreads>
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  constexpr int kWarps = kThreads / 32;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float total = 0.f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) total += scratch[w];  // one order in every thread
+  return total;
+}
+
+template <int kThreads, int kVecs>
+__global__ void __launch_bounds__(kThreads, kFastMinBlocks)
+    layernorm_rows_kernel(const uint4* __restrict__ x, const uint4* __restrict__ gamma,
+                          const uint4* __restrict__ beta, uint4* __restrict__ y, int64_t rows,
+                          int nvec, int64_t ldx8, int64_t ldy8, float inv_cols, float eps) {
+  // Two scratch arrays: the second reduction cannot overwrite what a slow warp still reads
+  // from the first; the row loop's trailing barrier protects the next row.
+  __shared__ float scratch[2][kThreads / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform over the block
+    const uint4* xr = x + row * ldx8;
+    uint4 xv[kVecs];
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = threadIdx.x + k * kThreads;
+      xv[k] = v < nvec ? __ldcs(xr + v) : make_uint4(0u, 0u, 0u, 0u);
+    }
+    float sum = 0.f;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      float f[8];
+      unpack8(xv[k], f);  // absent vectors are zeros: they add nothing
+      sum += ((f[0] + f[1]) + (f[2] + f[3])) + ((f[4] + f[5]) + (f[6] + f[7]));
+    }
+    const float mean = block_sum<kThreads>(sum, scratch[0]) * inv_cols;
+    float m2 = 0.f;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      if (threadIdx.x + k * kThreads < nvec) {
+        float f[8];
+        unpack8(xv[k], f);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const float d = f[i] - mean;
+          m2 = fmaf(d, d, m2);
+        }
+      }
+    }
+    const float var = fmaxf(block_sum<kThreads>(m2, scratch[1]) * inv_cols, 0.f);
+    const float rstd = 1.f / sqrtf(var + eps);
+    uint4* yr = y + row * ldy8;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = threadIdx.x + k * kThreads;
+      if (v < nvec) {
+        float f[8];
+        float g[8];
+        float b[8];
+        unpack8(xv[k], f);
+        unpack8(__ldg(gamma + v), g);
+        unpack8(__ldg(beta + v), b);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) f[i] = fmaf((f[i] - mean) * rstd, g[i], b[i]);
+        __stcs(yr + v, pack8(f));
+      }
+    }
+    __syncthreads();  // scratch is written again by the next row
+  }
+}
+
+// Smallest instantiation whose capacity holds the row; false when none does.
+bool launch_rows(unsigned grid, const void* x, const void* g, const void* b, void* y,
+                 int64_t rows, int64_t cols, int64_t ldx, int64_t ldy, float eps,
+                 cudaStream_t stream) {
+  const int nvec = static_cast<int>(cols / 8);
+  const float inv_cols = 1.f / static_cast<float>(cols);
+  const auto* x8 = static_cast<const uint4*>(x);
+  const auto* g8 = static_cast<const uint4*>(g);
+  const auto* b8 = static_cast<const uint4*>(b);
+  auto* y8 = static_cast<uint4*>(y);
+  if (cols > int64_t{kFastThreads} * kFastVecs * 8) return false;
+  if (nvec <= kFastThreads && kFastVecs >= 1) {
+    layernorm_rows_kernel<kFastThreads, 1><<<grid, kFastThreads, 0, stream>>>(
+        x8, g8, b8, y8, rows, nvec, ldx / 8, ldy / 8, inv_cols, eps);
+  } else if (nvec <= 2 * kFastThreads && kFastVecs >= 2) {
+    layernorm_rows_kernel<kFastThreads, 2><<<grid, kFastThreads, 0, stream>>>(
+        x8, g8, b8, y8, rows, nvec, ldx / 8, ldy / 8, inv_cols, eps);
+  } else {
+    layernorm_rows_kernel<kFastThreads, kFastVecs><<<grid, kFastThreads, 0, stream>>>(
+        x8, g8, b8, y8, rows, nvec, ldx / 8, ldy / 8, inv_cols, eps);
+  }
+  return true;
+}
+
 int64_t row_stride(const kiln_tensor& t) {
   const int64_t rows = t.shape[0];
   const int64_t cols = t.shape[1];
@@ -237,6 +342,9 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const auto* bp = static_cast<const __nv_bfloat16*>(beta.data);
   auto* yp = static_cast<__nv_bfloat16*>(y.data);
   const float e = static_cast<float>(eps.value.f);
+  if (vector && launch_rows(grid, xp, gp, bp, yp, rows, cols, ldx, ldy, e, stream)) {
+    return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+  }
   if (cols <= 2048) {
     launch<128>(vector, grid, xp, gp, bp, yp, rows, cols, ldx, ldy, e, stream);
   } else {

@@ -1,10 +1,14 @@
 // rmsnorm_bf16: y[t, :] = x[t, :] / sqrt(mean(x[t, :]^2) + eps) * w, bf16 in and out, fp32 math.
 //
-// One block per row (a grid-stride loop over rows when T exceeds the grid). Pass 1 reads the
-// row and sums squares in fp32; the block folds the sums (shfl.sync, then one shared-memory
-// hop that every warp reads back, so all threads hold the total). Pass 2 reads the row again
-// (from L2: the block read it a moment ago), scales and writes. Each output is rounded to bf16
-// once.
+// Fast path (128-bit layout, H <= kFastThreads * kFastVecs * 8 = 8192 by default): one block
+// per row holds the whole row in registers, kFastVecs uint4 (8 bf16) per thread, all loaded
+// (streaming, __ldcs) before the sum of squares, so the block has the full row (16 KB at
+// H = 8192) in flight. The row is read from HBM once and written once (__stcs): the second
+// pass of the general kernel, which rereads the row from L2, is gone.
+//
+// Other shapes (H not a multiple of 8, unaligned data, longer rows) take the general kernel:
+// one block per row (a grid-stride loop over rows when T exceeds the grid), pass 1 sums squares,
+// pass 2 rereads the row (from L2), scales and writes. Each output is rounded to bf16 once.
 //
 // Any T, H >= 0 works. Column strides must be 1; row strides may exceed H. 128-bit accesses
 // (8 bf16 per load/store) are used when H and both row strides are multiples of 8 and x, w, y
@@ -119,6 +123,75 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// ---- Fast path: the row in registers ----------------------------------------------------
+
+constexpr int kFastThreads = 256;  // tunable: 256 or 512 (kFastVecs 4 or 2 keeps H = 8192)
+constexpr int kFastVecs = 4;       // uint4 per thread at the largest instantiation
+constexpr int kFastMinBlocks = 4;  // __launch_bounds__ min blocks/SM (caps regs at 64 for 256)
+
+template <int kThreads, int kVecs>
+__global__ void __launch_bounds__(kThreads, kFastMinBlocks)
+    rmsnorm_rows_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
+                        uint4* __restrict__ y, int64_t rows, int nvec, int64_t ldx8,
+                        int64_t ldy8, float inv_cols, float eps) {
+  __shared__ float scratch[kThreads / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform over the block
+    const uint4* xr = x + row * ldx8;
+    uint4 xv[kVecs];
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = threadIdx.x + k * kThreads;
+      xv[k] = v < nvec ? __ldcs(xr + v) : make_uint4(0u, 0u, 0u, 0u);
+    }
+    float sum_sq = 0.f;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      float f[8];
+      unpack8(xv[k], f);  // absent vectors are zeros: they add nothing
+#pragma unroll
+      for (int i = 0; i < 8; ++i) sum_sq = fmaf(f[i], f[i], sum_sq);
+    }
+    sum_sq = block_sum_all<kThreads>(sum_sq, scratch);  // ends with a barrier
+    const float inv_rms = 1.f / sqrtf(sum_sq * inv_cols + eps);
+    uint4* yr = y + row * ldy8;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = threadIdx.x + k * kThreads;
+      if (v < nvec) {
+        float f[8];
+        float g[8];
+        unpack8(xv[k], f);
+        unpack8(__ldg(w + v), g);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) f[i] = f[i] * inv_rms * g[i];
+        __stcs(yr + v, pack8(f));
+      }
+    }
+  }
+}
+
+// Smallest instantiation whose capacity holds the row; false when none does.
+bool launch_rows(unsigned grid, const void* x, const void* w, void* y, int64_t rows,
+                 int64_t cols, int64_t ldx, int64_t ldy, float eps, cudaStream_t stream) {
+  if (cols > int64_t{kFastThreads} * kFastVecs * 8) return false;
+  const int nvec = static_cast<int>(cols / 8);
+  const float inv_cols = 1.f / static_cast<float>(cols);
+  const auto* x8 = static_cast<const uint4*>(x);
+  const auto* w8 = static_cast<const uint4*>(w);
+  auto* y8 = static_cast<uint4*>(y);
+  if (nvec <= kFastThreads) {
+    rmsnorm_rows_kernel<kFastThreads, 1><<<grid, kFastThreads, 0, stream>>>(
+        x8, w8, y8, rows, nvec, ldx / 8, ldy / 8, inv_cols, eps);
+  } else if (nvec <= 2 * kFastThreads) {
+    rmsnorm_rows_kernel<kFastThreads, 2><<<grid, kFastThreads, 0, stream>>>(
+        x8, w8, y8, rows, nvec, ldx / 8, ldy / 8, inv_cols, eps);
+  } else {
+    rmsnorm_rows_kernel<kFastThreads, kFastVecs><<<grid, kFastThreads, 0, stream>>>(
+        x8, w8, y8, rows, nvec, ldx / 8, ldy / 8, inv_cols, eps);
+  }
+  return true;
+}
+
 int64_t row_stride(const kiln_tensor& t) {
   const int64_t rows = t.shape[0];
   const int64_t cols = t.shape[1];
@@ -178,6 +251,9 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const auto* wp = static_cast<const __nv_bfloat16*>(w.data);
   auto* yp = static_cast<__nv_bfloat16*>(y.data);
   const float e = static_cast<float>(eps.value.f);
+  if (vector && launch_rows(grid, xp, wp, yp, rows, cols, ldx, ldy, e, stream)) {
+    return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+  }
   if (cols <= 2048) {
     launch<128>(vector, grid, xp, wp, yp, rows, cols, ldx, ldy, e, stream);
   } else {

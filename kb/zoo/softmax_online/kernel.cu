@@ -1,10 +1,16 @@
 // softmax_online: y[r, :] = softmax(x[r, :]) for every row r of x[R,C], fp32 in and out.
 //
-// One block per row (a grid-stride loop over rows when R exceeds the grid). Pass 1 reads the
-// row once and keeps, per thread, a running maximum m and a running sum s of exp(x - m);
-// whenever m grows, s is rescaled by exp(m_old - m_new) (online softmax). The block then merges
-// the threads' (m, s) pairs with shfl.sync and one shared-memory hop. Pass 2 reads the row
-// again (mostly from L2) and writes exp(x - m) / s.
+// Fast path (float4 layout, C <= kFastThreads * kFastVecs * 4 = 8192 by default): one block per
+// row holds the whole row in registers, kFastVecs float4 per thread, all loaded (streaming,
+// __ldcs) before any arithmetic, so the block has the whole row (32 KB at C = 8192) in flight.
+// The row's maximum is folded over the block, each thread replaces its values by
+// e = exp(x - max) in place (one exp per value) and sums them, the sum is folded over the block,
+// and e / sum is written with streaming stores (__stcs). The row is read from HBM once: 8C
+// bytes per row instead of the general kernel's second read from L2.
+//
+// Other shapes take the general kernel: one block per row (a grid-stride loop over rows when R
+// exceeds the grid), an online max-and-sum pass that rescales the running sum whenever the
+// maximum grows, then a second pass over the row that writes exp(x - max) / sum.
 //
 // Any R, C >= 0 works. Rows may be longer than the block: each thread strides along the row.
 // The column stride must be 1; the row stride may exceed C. float4 loads and stores are used
@@ -124,6 +130,94 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// ---- Fast path: the row in registers ----------------------------------------------------
+
+constexpr int kFastThreads = 512;  // tunable: 512 or 256 (kFastVecs 4 or 8 keeps C = 8192)
+constexpr int kFastVecs = 4;       // float4 per thread at the largest instantiation
+constexpr int kFastMinBlocks = 2;  // __launch_bounds__ min blocks/SM (caps regs at 64 for 512)
+
+// Block maximum or sum, returned to every thread (each warp folds the partials itself, in one
+// order). Called by every thread; the caller's next barrier protects `scratch`.
+template <int kThreads, bool kMax>
+__device__ __forceinline__ float block_fold(float v, float* scratch) {
+  constexpr int kWarps = kThreads / 32;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, offset);
+    v = kMax ? fmaxf(v, o) : v + o;
+  }
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float r = scratch[0];
+#pragma unroll
+  for (int w = 1; w < kWarps; ++w) r = kMax ? fmaxf(r, scratch[w]) : r + scratch[w];
+  return r;
+}
+
+template <int kThreads, int kVecs>
+__global__ void __launch_bounds__(kThreads, kFastMinBlocks)
+    softmax_rows_kernel(const float4* __restrict__ x, float4* __restrict__ y, int64_t rows,
+                        int nvec, int64_t ldx4, int64_t ldy4) {
+  __shared__ float scratch[2][kThreads / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform over the block
+    const float4* xr = x + row * ldx4;
+    float4 e[kVecs];
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = threadIdx.x + k * kThreads;
+      e[k] = v < nvec ? __ldcs(xr + v) : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    }
+    float m = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      m = fmaxf(m, fmaxf(fmaxf(e[k].x, e[k].y), fmaxf(e[k].z, e[k].w)));
+    }
+    m = block_fold<kThreads, true>(m, scratch[0]);
+    float s = 0.f;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      if (threadIdx.x + k * kThreads < nvec) {
+        e[k].x = expf(e[k].x - m);
+        e[k].y = expf(e[k].y - m);
+        e[k].z = expf(e[k].z - m);
+        e[k].w = expf(e[k].w - m);
+        s += (e[k].x + e[k].y) + (e[k].z + e[k].w);
+      }
+    }
+    s = block_fold<kThreads, false>(s, scratch[1]);
+    const float inv = 1.f / s;
+    float4* yr = y + row * ldy4;
+#pragma unroll
+    for (int k = 0; k < kVecs; ++k) {
+      const int v = threadIdx.x + k * kThreads;
+      if (v < nvec) {
+        __stcs(yr + v, make_float4(e[k].x * inv, e[k].y * inv, e[k].z * inv, e[k].w * inv));
+      }
+    }
+    __syncthreads();  // scratch is written again by the next row
+  }
+}
+
+// Smallest instantiation whose capacity holds the row; false when none does.
+bool launch_rows(unsigned grid, const float* x, float* y, int64_t rows, int64_t cols,
+                 int64_t ldx, int64_t ldy, cudaStream_t stream) {
+  if (cols > int64_t{kFastThreads} * kFastVecs * 4) return false;
+  const int nvec = static_cast<int>(cols / 4);
+  const auto* x4 = reinterpret_cast<const float4*>(x);
+  auto* y4 = reinterpret_cast<float4*>(y);
+  if (nvec <= kFastThreads) {
+    softmax_rows_kernel<kFastThreads, 1>
+        <<<grid, kFastThreads, 0, stream>>>(x4, y4, rows, nvec, ldx / 4, ldy / 4);
+  } else if (nvec <= 2 * kFastThreads) {
+    softmax_rows_kernel<kFastThreads, 2>
+        <<<grid, kFastThreads, 0, stream>>>(x4, y4, rows, nvec, ldx / 4, ldy / 4);
+  } else {
+    softmax_rows_kernel<kFastThreads, kFastVecs>
+        <<<grid, kFastThreads, 0, stream>>>(x4, y4, rows, nvec, ldx / 4, ldy / 4);
+  }
+  return true;
+}
+
 // Row stride of a row-major rank-2 tensor with unit column stride, or -1.
 int64_t row_stride(const kiln_tensor& t) {
   const int64_t rows = t.shape[0];
@@ -172,6 +266,9 @@ extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln
   const unsigned grid = static_cast<unsigned>(rows < kMaxGridRows ? rows : kMaxGridRows);
   const float* xp = static_cast<const float*>(x.data);
   float* yp = static_cast<float*>(y.data);
+  if (vector && launch_rows(grid, xp, yp, rows, cols, ldx, ldy, stream)) {
+    return cudaGetLastError() == cudaSuccess ? KILN_OK : KILN_ERR_LAUNCH;
+  }
   // Short rows waste fewer idle threads with a smaller block.
   if (cols <= 1024) {
     launch<128>(vector, grid, xp, yp, rows, cols, ldx, ldy, stream);
