@@ -6,7 +6,7 @@
 // call), the events still agree with the span, and no time exceeds the verifier's clock, so
 // every check that reads the host's word passes, and the sample is 2.5x faster than the GPU work.
 // Run at 4096x4096x4096 (cheats.json), where the GEMM takes about 12.7 ms: each call hides
-// about 7.6 ms, beyond the verifier's allowance (1.5 ms + 10% of the reported span). The same
+// about 7.6 ms, beyond the verifier's allowance (4 ms + 10% of the reported span). The same
 // forgery on a kernel of a few milliseconds or less hides less than the allowance and passes:
 // the bound, not a proof (runner/worker/README.md, "The verifier's clock").
 // Must be caught by: candidate_process (the verifier's own clock of each round trip, less the

@@ -61,13 +61,13 @@ struct RoundTripVerdict {
   std::string finding;    // candidate_process's; empty when the clocks agree
 };
 
-// The margins leave twice the largest honest excess the H200 showed (2026-12-03, every honest
-// job of the worker's GPU tests, the zoo's fp16 GEMMs and the starters: up to 0.9 ms at spans
-// under 4 ms, where a second candidate host or the host polling its GPU adds latency the empty
-// probes do not see; 2.1 ms at a 104 ms span), so the bound is wide: runner/worker/README.md,
-// "The verifier's clock".
+// The margins leave about twice the largest honest excess the H200 showed (2026-12-03, two runs
+// of the worker's GPU tests, the zoo's fp16 GEMMs and the starters: up to 1.96 ms, at spans
+// from 3 us to 104 ms; the window's own cost moves by that much within a job and between jobs,
+// for reasons not yet found), so the bound is wide: runner/worker/README.md, "The verifier's
+// clock".
 inline constexpr int kRoundTripProbes = 24;         // probe calls per candidate host
-inline constexpr double kRoundTripMarginUs = 1500;  // excess allowed, fixed part
+inline constexpr double kRoundTripMarginUs = 4000;  // excess allowed, fixed part
 inline constexpr double kRoundTripSlack = 0.10;     // excess allowed, part of the span
 
 // `call_overhead_us`: per timed call, the verifier's round trip less the reported span;
