@@ -1,6 +1,6 @@
 # One zoo entry as a zoo task (its meta.json contract, first test shape) under kiln-sim-run's
 # race detector and its run-time synchronization checker: both must say clean. For the entries
-# RaceZoo/SyncZoo do not launch by hand (race_zoo_test.cpp, sync_zoo_test.cpp).
+# RaceZoo/SyncZoo do not launch by hand, or launch only in part (race_zoo_test.cpp, sync_zoo_test.cpp).
 #   cmake -DKILN_SIM_RUN=... -DZOO_DIR=... -DENTRY=... -DWORK_DIR=... -P zoo_task_checks.cmake
 foreach(mode racecheck synccheck)
   execute_process(

@@ -147,7 +147,6 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ int part[kMaxExperts];
   __shared__ int start[kMaxExperts];
   __shared__ int warp_totals[kWarps];
-  __shared__ bool last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * kTile + warp * kWarpSlots + lane;
   int expert[kSlotsPerLane];
@@ -191,9 +190,10 @@ __global__ void __launch_bounds__(kThreads)
   // The last block to finish scans every tile's counts (fence, ticket, last block reads).
   __threadfence();
   __syncthreads();
+  bool last = false;
   if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
+  // One answer for the whole block (a barrier reduction), so every thread takes the same side.
+  if (!__syncthreads_or(last)) return;
   __threadfence();
   scan_tiles(counts, bases, offsets, static_cast<int>(gridDim.x), experts, part, start,
              warp_totals);
