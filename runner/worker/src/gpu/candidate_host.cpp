@@ -166,21 +166,29 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
   return self;
 }
 
+Result<host::CallReply> CandidateHost::exchange_call(const host::CallRequest& request,
+                                                     std::chrono::milliseconds timeout,
+                                                     double* wall_us) {
+  const auto sent = Clock::now();
+  auto answer = conversation_.exchange(request.to_json(), host::op::kCalled, timeout);
+  *wall_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
+  if (!answer) return answer.error();
+  auto reply = host::CallReply::from_json(*answer);
+  if (!reply) return make_error("the candidate's process sent " + reply.error().message);
+  if (const std::string breach = breach_in_call_reply(request, *reply, *wall_us); !breach.empty())
+    return make_error(breach);
+  return reply;
+}
+
 Status CandidateHost::probe(double* overhead_us) {
   host::CallRequest request;
   request.seq = next_seq_++;
   request.nonce = fresh_nonce();
   request.timed = true;
   request.probe = true;
-  const auto sent = Clock::now();
-  auto answer = conversation_.exchange(request.to_json(), host::op::kCalled,
-                                       std::chrono::milliseconds(30000));
-  const double wall_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
-  if (!answer) return answer.error();
-  auto reply = host::CallReply::from_json(*answer);
+  double wall_us = 0;
+  auto reply = exchange_call(request, std::chrono::milliseconds(30000), &wall_us);
   if (!reply) return reply.error();
-  if (const std::string breach = breach_in_call_reply(request, *reply, wall_us); !breach.empty())
-    return make_error(breach);
   if (reply->status != 0 || !reply->cuda_error.empty())
     return make_error("its empty launch failed (" + reply->cuda_error + ")");
   *overhead_us = wall_us - reply->span_us;
@@ -270,20 +278,16 @@ void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& i
     }
     request.buffers.push_back(*id);
   }
-  const auto sent = Clock::now();
-  auto answer = conversation_.exchange(
-      request.to_json(), host::op::kCalled,
-      std::chrono::milliseconds(static_cast<int64_t>(1000 * hang_timeout_seconds_) + 30000));
-  const double wall_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
-  auto fail = [&](const std::string& why) {
-    report->integrity_error = mark_broken(why);
+  double wall_us = 0;
+  auto reply = exchange_call(
+      request,
+      std::chrono::milliseconds(static_cast<int64_t>(1000 * hang_timeout_seconds_) + 30000),
+      &wall_us);
+  if (!reply) {
+    report->integrity_error = mark_broken(reply.error().message);
     report->fatal = true;
-  };
-  if (!answer) return fail(answer.error().message);
-  auto reply = host::CallReply::from_json(*answer);
-  if (!reply) return fail("the candidate's process sent " + reply.error().message);
-  if (const std::string breach = breach_in_call_reply(request, *reply, wall_us); !breach.empty())
-    return fail(breach);
+    return;
+  }
   report->status = reply->status;
   report->cuda_error = reply->cuda_error;
   report->fatal = reply->fatal;

@@ -73,7 +73,11 @@ class CandidateHost {
  private:
   CandidateHost() = default;
   Result<int64_t> share(const GuardedBuffer& buffer);
-  // One probe call: the host's reply and the verifier's clock of its round trip.
+  // One call's round trip (a probe's or the candidate's): the reply, parsed and held to the
+  // request (nonce, times within *wall_us, the verifier's clock of it); an error otherwise.
+  Result<host::CallReply> exchange_call(const host::CallRequest& request,
+                                        std::chrono::milliseconds timeout, double* wall_us);
+  // One probe call: its round trip less its span.
   Status probe(double* overhead_us);
   // Breaks the conversation and stops the host (it is not used again).
   const std::string& mark_broken(const std::string& why);
