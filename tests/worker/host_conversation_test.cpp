@@ -71,6 +71,52 @@ TEST(HostConversation, ASecondAnswerIsABreach) {
   EXPECT_NE(got.error().message.find("second answer"), std::string::npos);
 }
 
+TEST(HostConversation, AnInterimAnswerComesFirstAndItsStepRunsBeforeTheAnswerIsRead) {
+  Link link;
+  link.answer("{\"op\":\"ran\",\"seq\":3}\n{\"op\":\"called\",\"seq\":3,\"span_us\":2}\n");
+  int steps = 0;
+  auto got = link.verifier.exchange(kCall, {"ran", [&] { ++steps; }}, "called", 1000ms);
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ((*got)["span_us"], 2);
+  EXPECT_FALSE(link.verifier.broken());
+}
+
+TEST(HostConversation, AnAnswerWithoutItsInterimAnswerIsABreachAndRunsNoStep) {
+  Link link;
+  link.answer("{\"op\":\"called\",\"seq\":3}\n");
+  int steps = 0;
+  auto got = link.verifier.exchange(kCall, {"ran", [&] { ++steps; }}, "called", 1000ms);
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message.find("expected \"ran\""), std::string::npos);
+  EXPECT_EQ(steps, 0);
+  EXPECT_TRUE(link.verifier.broken());
+}
+
+TEST(HostConversation, AnInterimAnswerForAnotherCallOrTwiceIsABreach) {
+  Link other;
+  other.answer("{\"op\":\"ran\",\"seq\":2}\n{\"op\":\"called\",\"seq\":3}\n");
+  auto got = other.verifier.exchange(kCall, {"ran", {}}, "called", 1000ms);
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message.find("answer to another call"), std::string::npos);
+
+  Link twice;
+  twice.answer("{\"op\":\"ran\",\"seq\":3}\n{\"op\":\"ran\",\"seq\":3}\n");
+  got = twice.verifier.exchange(kCall, {"ran", {}}, "called", 1000ms);
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message.find("out of turn"), std::string::npos);
+}
+
+TEST(HostConversation, SilenceAfterTheInterimAnswerIsABreach) {
+  Link link;
+  link.answer("{\"op\":\"ran\",\"seq\":3}\n");
+  int steps = 0;
+  auto got = link.verifier.exchange(kCall, {"ran", [&] { ++steps; }}, "called", 50ms);
+  ASSERT_FALSE(got);
+  EXPECT_EQ(steps, 1);
+  EXPECT_NE(got.error().message.find("waited for its \"called\" answer"), std::string::npos);
+}
+
 TEST(HostConversation, SilenceAndAClosedChannelAreBreachesThatSayWhat) {
   Link quiet;
   auto late = quiet.verifier.exchange(kCall, "called", 50ms);

@@ -169,9 +169,14 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
 Result<host::CallReply> CandidateHost::exchange_call(const host::CallRequest& request,
                                                      std::chrono::milliseconds timeout,
                                                      double* wall_us) {
+  // The clock runs from sending the call to its interim answer: the GPU's work is done then,
+  // and what the host does afterwards is its own bookkeeping (candidate_host_protocol.h).
   const auto sent = Clock::now();
-  auto answer = conversation_.exchange(request.to_json(), host::op::kCalled, timeout);
-  *wall_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
+  auto ran = sent;
+  auto answer = conversation_.exchange(request.to_json(),
+                                       {host::op::kRan, [&ran] { ran = Clock::now(); }},
+                                       host::op::kCalled, timeout);
+  *wall_us = std::chrono::duration<double, std::micro>(ran - sent).count();
   if (!answer) return answer.error();
   auto reply = host::CallReply::from_json(*answer);
   if (!reply) return make_error("the candidate's process sent " + reply.error().message);

@@ -39,18 +39,22 @@ class Host {
 
   // The prepare request: CUPTI, the GPU, the harness, confinement; nothing of the candidate's.
   host::LoadReply prepare(const host::LoadRequest& request);
-  // A probe call (before load only): the window around the harness's empty launch.
-  json probe(const host::CallRequest& request);
+  // A call, a probe's (before load only: the window around the harness's empty launch) or the
+  // candidate's: sends its interim answer exactly once, when the GPU's work is done or, for a
+  // call that ended before its window, ahead of the answer this returns.
+  json answer_call(const host::CallRequest& request);
   // The load request: the candidate's library, its load-time changes put back.
   host::LoadReply load();
   json share(const json& message);
   json release(const json& message);
-  json call(const host::CallRequest& request);
   json after_calls();
   // Other threads' CUDA calls and GPU work outside every call's window, in `records`.
   std::vector<std::string> hidden_work(const std::vector<ActivityRecord>& records) const;
 
  private:
+  json probe(const host::CallRequest& request);
+  json call(const host::CallRequest& request);
+
   MessageChannel& channel_;
   ActivityRecorder recorder_;
   HarnessResources harness_;
@@ -165,6 +169,19 @@ host::LoadReply Host::prepare(const host::LoadRequest& request) {
                        {"notes", confined->notes}};
   reply.ok = true;
   return reply;
+}
+
+json Host::answer_call(const host::CallRequest& request) {
+  bool ran = false;
+  env_.gpu_done = [&] {
+    if (ran) return;
+    ran = true;
+    (void)channel_.send({{"op", host::op::kRan}, {"seq", request.seq}});
+  };
+  json answer = request.probe ? probe(request) : call(request);
+  env_.gpu_done();
+  env_.gpu_done = nullptr;
+  return answer;
 }
 
 json Host::probe(const host::CallRequest& request) {
@@ -335,7 +352,7 @@ int serve_candidate_host(const std::filesystem::path& socket) {
     auto probe = op == host::op::kCall ? host::CallRequest::from_json(*message)
                                        : Result<host::CallRequest>(make_error("not a call"));
     if (!probe || !probe->probe) return 3;
-    if (!channel.send(host.probe(*probe))) return 0;
+    if (!channel.send(host.answer_call(*probe))) return 0;
   }
   const host::LoadReply loaded = host.load();
   if (!channel.send(loaded.to_json())) return 3;
@@ -348,7 +365,7 @@ int serve_candidate_host(const std::filesystem::path& socket) {
     if (op == host::op::kCall) {
       auto call = host::CallRequest::from_json(*message);
       if (!call || call->probe) return 3;  // probes come before the load only
-      answer = host.call(*call);
+      answer = host.answer_call(*call);
     } else if (op == host::op::kShare) {
       answer = host.share(*message);
     } else if (op == host::op::kRelease) {

@@ -168,6 +168,7 @@ void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
   }
   const cudaError_t wait_error =
       wait_for_device(gated ? probed : stop, env.hang_timeout_seconds, &report->hung);
+  if (env.gpu_done) env.gpu_done();
   report->window.close = env.recorder != nullptr ? env.recorder->now() : 0;
   if (report->hung) {
     report->cuda_error = "the " + report->owner + "'s work did not finish within " +

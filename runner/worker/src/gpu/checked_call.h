@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct CallEnvironment {
   HarnessScratch* scratch = nullptr;
   uint64_t guard_seed = 0;
   double hang_timeout_seconds = 60;
+  // Told as soon as the device-wide synchronize after kiln_launch returned (the candidate
+  // host's interim answer, candidate_host_protocol.h); may be empty.
+  std::function<void()> gpu_done;
 };
 
 struct CallReport {

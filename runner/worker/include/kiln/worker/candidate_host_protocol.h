@@ -7,13 +7,19 @@
 //
 //   verifier -> host                         host -> verifier
 //   prepare {task_dir, library, gpu, ...}    prepared {harness_error, activity, confinement}
-//   call {probe: true, timed}  (K times)     called {a CallReply}
+//   call {probe: true, timed}  (K times)     ran {seq}, then called {a CallReply}
 //   load                                     loaded {ok, error, load_changes, libraries}
 //   share {buffers: [{id, handle, offset}]}  shared
 //   release {ids}                            released
-//   call {workload, buffers, timed}          called {a CallReply}
+//   call {workload, buffers, timed}          ran {seq}, then called {a CallReply}
 //   after_calls                              after_calls {hidden}
 //   exit                                     (the host exits)
+//
+// Every call has two answers: `ran` as soon as the device-wide synchronize after kiln_launch
+// returned (the call's GPU work is done), then `called` with what the host found. The verifier's
+// clock of the round trip stops at `ran`, so the host's work after the GPU's (CUPTI's flush, the
+// device settings put back, the findings) is not charged to the call, and what the verifier does
+// with the outputs at `ran` happens before the host's bookkeeping.
 //
 // Between prepare and load the host is the harness's alone (set up and confined, the
 // candidate's library not yet opened): probe calls then run the whole call window around the
@@ -46,6 +52,7 @@ inline constexpr const char* kShared = "shared";
 inline constexpr const char* kRelease = "release";
 inline constexpr const char* kReleased = "released";
 inline constexpr const char* kCall = "call";
+inline constexpr const char* kRan = "ran";
 inline constexpr const char* kCalled = "called";
 inline constexpr const char* kAfterCalls = "after_calls";
 inline constexpr const char* kExit = "exit";

@@ -29,6 +29,16 @@ class HostConversation {
   // when it has one). Any other outcome breaks the conversation; the error says why.
   Result<nlohmann::json> exchange(const nlohmann::json& request, const char* reply_op,
                                   std::chrono::milliseconds timeout);
+  // The same with one interim answer first: `interim.op` (repeating the request's `seq`) is
+  // read, `interim.then` runs, and only then is the answer of `reply_op` taken. Each of the two
+  // waits is bounded by `timeout`; the interim answer out of turn, missing or for another call
+  // breaks the conversation as the answer would.
+  struct Interim {
+    const char* op = nullptr;
+    std::function<void()> then;
+  };
+  Result<nlohmann::json> exchange(const nlohmann::json& request, const Interim& interim,
+                                  const char* reply_op, std::chrono::milliseconds timeout);
   // Sends without waiting (the exit request).
   Status tell(const nlohmann::json& message) { return channel_.send(message); }
 
@@ -39,6 +49,12 @@ class HostConversation {
   const std::string& breach(const std::string& why);
 
  private:
+  // Reads one answer of `op` to `request`; `last` when nothing may follow it unasked.
+  Result<nlohmann::json> receive(const nlohmann::json& request, const char* op,
+                                 std::chrono::milliseconds timeout, bool last);
+  // How the host went away, for a channel that failed (`otherwise` while it runs).
+  std::string gone(const std::string& otherwise) const;
+
   MessageChannel channel_;
   std::function<std::string()> describe_end_;
   std::string broken_;
