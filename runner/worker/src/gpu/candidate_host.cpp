@@ -173,9 +173,9 @@ Result<host::CallReply> CandidateHost::exchange_call(const host::CallRequest& re
   // and what the host does afterwards is its own bookkeeping (candidate_host_protocol.h).
   const auto sent = Clock::now();
   auto ran = sent;
-  auto answer = conversation_.exchange(request.to_json(),
-                                       {host::op::kRan, [&ran] { ran = Clock::now(); }},
-                                       host::op::kCalled, timeout);
+  auto answer =
+      conversation_.exchange(request.to_json(), {host::op::kRan, [&ran] { ran = Clock::now(); }},
+                             host::op::kCalled, timeout);
   *wall_us = std::chrono::duration<double, std::micro>(ran - sent).count();
   if (!answer) return answer.error();
   auto reply = host::CallReply::from_json(*answer);
