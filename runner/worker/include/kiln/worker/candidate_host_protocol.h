@@ -18,8 +18,8 @@
 // Every call has two answers: `ran` as soon as the device-wide synchronize after kiln_launch
 // returned (the call's GPU work is done), then `called` with what the host found. The verifier's
 // clock of the round trip stops at `ran`, so the host's work after the GPU's (CUPTI's flush, the
-// device settings put back, the findings) is not charged to the call, and what the verifier does
-// with the outputs at `ran` happens before the host's bookkeeping.
+// device settings put back, the findings) is not charged to the call, and the verifier can act
+// on the outputs at `ran`, before the host's bookkeeping.
 //
 // Between prepare and load the host is the harness's alone (set up and confined, the
 // candidate's library not yet opened): probe calls then run the whole call window around the
