@@ -80,7 +80,6 @@ TEST(CandidateHostProtocol, TheLoadRequestCarriesNoSeedAndRoundTrips) {
   r.library = "/builds/candidate-ab/kernel.so";
   r.cuda_root = "/usr/local/cuda";
   r.gpu = 1;
-  r.l2_bytes = 52428800;
   r.hang_timeout_seconds = 30;
   r.readable = {"/builds/candidate-ab"};
   const json message = r.to_json();

@@ -130,6 +130,21 @@ TEST(RoundTrip, ExcessJustBeyondTheAllowanceFailsAndJustWithinPasses) {
   EXPECT_FALSE(judge_round_trip({100}, {100 + allowed + 1}, 200).finding.empty());
 }
 
+TEST(RoundTrip, TheSealsCostIsAllowedBesideTheMarginsAndNoMore) {
+  // Each call's round trip carries the completion seal's copy (the probes' do not): allowed in
+  // full, so an honest kernel with large outputs is not failed for it, and no more, so an early
+  // answer that lets work run on past the copy's worth still fails.
+  const double seal = 900;
+  const double allowed = kRoundTripMarginUs + kRoundTripSlack * 200 + seal;
+  const RoundTripVerdict within = judge_round_trip({100}, {100 + allowed - 1}, 200, seal);
+  EXPECT_TRUE(within.finding.empty()) << within.finding;
+  EXPECT_DOUBLE_EQ(within.seal_us, seal);
+  EXPECT_DOUBLE_EQ(within.allowed_us, allowed);
+  const RoundTripVerdict beyond = judge_round_trip({100}, {100 + allowed + 1}, 200, seal);
+  ASSERT_FALSE(beyond.finding.empty());
+  EXPECT_NE(beyond.finding.find("before it was"), std::string::npos) << beyond.finding;
+}
+
 TEST(RoundTrip, NoProbesOrNoCallsJudgesNothing) {
   EXPECT_TRUE(judge_round_trip({}, {5000}, 10).finding.empty());
   EXPECT_TRUE(judge_round_trip(probes(), {}, 10).finding.empty());

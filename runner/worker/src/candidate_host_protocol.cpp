@@ -66,7 +66,6 @@ json LoadRequest::to_json() const {
           {"library", library.string()},
           {"cuda_root", cuda_root.string()},
           {"gpu", gpu},
-          {"l2_bytes", l2_bytes},
           {"hang_timeout_seconds", hang_timeout_seconds},
           {"readable", paths}};
 }
@@ -78,7 +77,6 @@ Result<LoadRequest> LoadRequest::from_json(const json& message) {
     r.library = m.at("library").nonempty_string();
     r.cuda_root = m.at("cuda_root").string();
     r.gpu = static_cast<int>(m.at("gpu").integer_between(0, 1023));
-    r.l2_bytes = m.at("l2_bytes").integer_between(0, int64_t{1} << 40);
     r.hang_timeout_seconds = m.at("hang_timeout_seconds").number_above(0, 3600);
     for (const auto& p : m.at("readable").string_list()) r.readable.emplace_back(p);
     return Result<LoadRequest>(std::move(r));

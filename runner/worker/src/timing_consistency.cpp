@@ -50,22 +50,24 @@ TimingVerdict judge_timing(const TimingEvidence& e) {
 }
 
 RoundTripVerdict judge_round_trip(const std::vector<double>& probe_overhead_us,
-                                  const std::vector<double>& call_overhead_us, double span_us) {
+                                  const std::vector<double>& call_overhead_us, double span_us,
+                                  double seal_us) {
   RoundTripVerdict v;
   if (probe_overhead_us.empty() || call_overhead_us.empty()) return v;
   v.probe_us = SampleStatistics::median(probe_overhead_us);
   v.call_us = SampleStatistics::median(call_overhead_us);
+  v.seal_us = seal_us;
   v.excess_us = v.call_us - v.probe_us;
-  v.allowed_us = kRoundTripMarginUs + kRoundTripSlack * span_us;
+  v.allowed_us = kRoundTripMarginUs + kRoundTripSlack * span_us + seal_us;
   if (v.excess_us > v.allowed_us) {
     v.finding = "the verifier's clock timed each call's round trip at " + us(v.call_us) +
                 " beyond the GPU time the candidate's process reported (median), the harness's "
                 "empty calls at " +
                 us(v.probe_us) + ": " + us(v.excess_us) + " per call is unaccounted for (at most " +
                 us(v.allowed_us) +
-                " is allowed). Either the process reported less GPU time than its calls used, "
-                "or kiln_launch spends that long on the host per call (do host-side set-up "
-                "once, not in every call)";
+                " is allowed). Either the process reported less GPU time than its calls used "
+                "(or said its work was done before it was), or kiln_launch spends that long on "
+                "the host per call (do host-side set-up once, not in every call)";
   }
   return v;
 }

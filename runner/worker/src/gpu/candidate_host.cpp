@@ -167,15 +167,21 @@ Result<std::unique_ptr<CandidateHost>> CandidateHost::start(const Options& optio
 }
 
 Result<host::CallReply> CandidateHost::exchange_call(const host::CallRequest& request,
+                                                     const std::function<void()>& at_ran,
                                                      std::chrono::milliseconds timeout,
                                                      double* wall_us) {
-  // The clock runs from sending the call to its interim answer: the GPU's work is done then,
-  // and what the host does afterwards is its own bookkeeping (candidate_host_protocol.h).
+  // The clock runs from sending the call to its interim answer and what the verifier does at
+  // it: the GPU's work is done then, and what the host does afterwards is its own bookkeeping
+  // (candidate_host_protocol.h).
   const auto sent = Clock::now();
   auto ran = sent;
-  auto answer =
-      conversation_.exchange(request.to_json(), {host::op::kRan, [&ran] { ran = Clock::now(); }},
-                             host::op::kCalled, timeout);
+  auto answer = conversation_.exchange(request.to_json(),
+                                       {host::op::kRan,
+                                        [&] {
+                                          if (at_ran) at_ran();
+                                          ran = Clock::now();
+                                        }},
+                                       host::op::kCalled, timeout);
   *wall_us = std::chrono::duration<double, std::micro>(ran - sent).count();
   if (!answer) return answer.error();
   auto reply = host::CallReply::from_json(*answer);
@@ -192,7 +198,7 @@ Status CandidateHost::probe(double* overhead_us) {
   request.timed = true;
   request.probe = true;
   double wall_us = 0;
-  auto reply = exchange_call(request, std::chrono::milliseconds(30000), &wall_us);
+  auto reply = exchange_call(request, {}, std::chrono::milliseconds(30000), &wall_us);
   if (!reply) return reply.error();
   if (reply->status != 0 || !reply->cuda_error.empty())
     return make_error("its empty launch failed (" + reply->cuda_error + ")");
@@ -261,7 +267,8 @@ void CandidateHost::release_all() {
 }
 
 void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& inputs,
-                         const TensorSet& outputs, bool timed, CallReport* report) {
+                         const TensorSet& outputs, bool timed, const std::function<void()>& at_ran,
+                         CallReport* report) {
   report->remote = true;
   report->window.owner = report->owner;
   host::CallRequest request;
@@ -285,7 +292,7 @@ void CandidateHost::call(const tasks::WorkloadLayout& layout, const TensorSet& i
   }
   double wall_us = 0;
   auto reply = exchange_call(
-      request,
+      request, at_ran,
       std::chrono::milliseconds(static_cast<int64_t>(1000 * hang_timeout_seconds_) + 30000),
       &wall_us);
   if (!reply) {

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,9 +55,12 @@ class CandidateHost {
 
   // One candidate call: the window runs in the host on `inputs` and `outputs` (shared first
   // where new). Fills what run_call_window would; report->integrity_error when the host broke
-  // the protocol or died (the host is then unusable: broken()).
+  // the protocol or died (the host is then unusable: broken()). `at_ran`, when set, runs as the
+  // host's interim answer arrives (the call's GPU work done, by the host's word) and before the
+  // verifier's clock of the round trip stops: the completion seal (workload_session.h) copies
+  // the outputs there, so what it costs is on the clock.
   void call(const tasks::WorkloadLayout& layout, const TensorSet& inputs, const TensorSet& outputs,
-            bool timed, CallReport* report);
+            bool timed, const std::function<void()>& at_ran, CallReport* report);
   // Stray work and other threads' CUDA calls the host saw after every call had returned.
   Result<std::vector<std::string>> work_after_calls();
   // Forgets every shared buffer (the host closes its mappings) before the verifier frees them.
@@ -74,8 +78,10 @@ class CandidateHost {
   CandidateHost() = default;
   Result<int64_t> share(const GuardedBuffer& buffer);
   // One call's round trip (a probe's or the candidate's): the reply, parsed and held to the
-  // request (nonce, times within *wall_us, the verifier's clock of it); an error otherwise.
+  // request (nonce, times within *wall_us, the verifier's clock of it, which runs until
+  // `at_ran` has returned); an error otherwise.
   Result<host::CallReply> exchange_call(const host::CallRequest& request,
+                                        const std::function<void()>& at_ran,
                                         std::chrono::milliseconds timeout, double* wall_us);
   // One probe call: its round trip less its span.
   Status probe(double* overhead_us);

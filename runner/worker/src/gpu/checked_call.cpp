@@ -14,6 +14,10 @@ namespace {
 
 // Waits for `done` (recorded after the call on its stream), then for the whole device.
 // A kernel that never finishes cannot be recovered from: the caller reports and exits.
+// The poll is tight at first and coarser as the wait grows, so a short call's end is seen
+// within microseconds (the verifier's clock of the round trip stops soon after) and a long
+// one does not keep a core busy: it yields for the first millisecond, then sleeps 20 us to
+// 10 ms, then 200 us (a fraction of a percent of any call that long).
 cudaError_t wait_for_device(cudaEvent_t done, double timeout_seconds, bool* hung) {
   const auto start = std::chrono::steady_clock::now();
   *hung = false;
@@ -27,7 +31,10 @@ cudaError_t wait_for_device(cudaEvent_t done, double timeout_seconds, bool* hung
       *hung = true;
       return cudaErrorNotReady;
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.01 ? 20 : 500));
+    if (waited < 1e-3)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.01 ? 20 : 200));
   }
   return cudaDeviceSynchronize();
 }
@@ -118,6 +125,13 @@ std::string missing_markers(const std::vector<ActivityRecord>& records, const Ca
 
 }  // namespace
 
+Status settle_harness(const CallEnvironment& env, bool timed) {
+  if (timed && env.flush != nullptr) {
+    if (auto s = env.flush->enqueue(env.harness_stream); !s) return s;
+  }
+  return cuda_ok(cudaStreamSynchronize(env.harness_stream), "harness stream");
+}
+
 void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
                      const std::vector<kiln_tensor>& tensors,
                      const std::vector<kiln_scalar>& scalars, bool timed, CallReport* report) {
@@ -126,11 +140,7 @@ void run_call_window(const CallEnvironment& env, kiln_launch_fn launch,
     report->harness_error = message;
     report->fatal = true;
   };
-  if (timed && env.flush != nullptr) {
-    if (auto s = env.flush->enqueue(hs); !s) return harness_broke(s.error().message);
-  }
-  if (auto s = cuda_ok(cudaStreamSynchronize(hs), "harness stream"); !s)
-    return harness_broke(s.error().message);
+  if (auto s = settle_harness(env, timed); !s) return harness_broke(s.error().message);
   // Records from before the window (stray work of an earlier call) go to the caller too.
   std::vector<ActivityRecord> early;
   if (env.recorder != nullptr) early = env.recorder->drain();

@@ -7,8 +7,9 @@
 //           back, the CUPTI records of the window (sample span, streams, threads);
 //   after (finish_call): input checksums again, guard bands of every tensor touched.
 // The verifier runs all three for the baseline (run_checked_call). For the candidate it runs
-// the before and after parts on its own buffers and the candidate host runs the window in its
-// process, on the same buffers opened through CUDA IPC (candidate_host.h).
+// the before and after parts on its own buffers, flushes L2 itself before a timed call
+// (settle_harness), and the candidate host runs the window in its process, without a flush of
+// its own, on the same buffers opened through CUDA IPC (candidate_host.h).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -100,6 +101,10 @@ CallReport run_checked_call(const CallEnvironment& env, const tasks::WorkloadLay
 Result<std::vector<uint64_t>> prepare_call(const CallEnvironment& env,
                                            const tasks::WorkloadLayout& layout,
                                            const CallRequest& request);
+
+// L2 flushed when `timed` (and `env` has a flush), then everything on the harness stream
+// finished: the state a timed call starts from. An error is the harness's.
+Status settle_harness(const CallEnvironment& env, bool timed);
 
 // The window of one kiln_launch on `tensors`: fills report's status, errors, times, window,
 // records and findings, device_state_changes and activity_problem.

@@ -7,7 +7,7 @@
 
 namespace kiln::worker {
 
-Status HarnessResources::init(int64_t l2_bytes) {
+Status HarnessResources::init(std::optional<int64_t> flush_l2_bytes) {
   if (auto s = cuda_ok(cudaStreamCreateWithFlags(&launch_stream_, cudaStreamNonBlocking),
                        "cudaStreamCreate");
       !s)
@@ -16,7 +16,10 @@ Status HarnessResources::init(int64_t l2_bytes) {
                        "cudaStreamCreate");
       !s)
     return s;
-  if (auto s = flush_.init(l2_bytes); !s) return s;
+  if (flush_l2_bytes) {
+    if (auto s = flush_.init(*flush_l2_bytes); !s) return s;
+    flushes_ = true;
+  }
   if (auto s = gate_.init(); !s) return s;
   return scratch_.init();
 }
@@ -25,7 +28,7 @@ CallEnvironment HarnessResources::environment() {
   CallEnvironment env;
   env.launch_stream = launch_stream_;
   env.harness_stream = harness_stream_;
-  env.flush = &flush_;
+  env.flush = flushes_ ? &flush_ : nullptr;
   env.gate = &gate_;
   env.scratch = &scratch_;
   return env;

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "activity_recorder.h"
 #include "checked_call.h"
@@ -20,12 +21,14 @@ namespace kiln::worker {
 
 class HarnessResources {
  public:
-  // Streams, then the flush buffer (sized from the GPU's L2), the gate and the scratch; the
+  // Streams, then the flush buffer (sized from the GPU's L2; none without `flush_l2_bytes`: the
+  // candidate host, whose timed calls the verifier flushes for), the gate and the scratch; the
   // error names the first that failed.
-  Status init(int64_t l2_bytes);
+  Status init(std::optional<int64_t> flush_l2_bytes);
 
-  // The environment of every checked call (checked_call.h) over these resources; the job adds
-  // the recorder, the guard seed, the activity ids and the hang timeout.
+  // The environment of every checked call (checked_call.h) over these resources (no flush
+  // without a flush buffer); the job adds the recorder, the guard seed, the activity ids and
+  // the hang timeout.
   CallEnvironment environment();
 
   // CUPTI's ids of the two streams and of the harness's own host thread, learnt from the
@@ -37,6 +40,7 @@ class HarnessResources {
   cudaStream_t launch_stream_ = nullptr;
   cudaStream_t harness_stream_ = nullptr;
   L2Flush flush_;
+  bool flushes_ = false;
   LaunchGate gate_;
   HarnessScratch scratch_;
 };

@@ -330,7 +330,6 @@ Result<std::unique_ptr<CandidateHost>> JobDriver::start_host(const std::filesyst
   load.library = library;
   load.cuda_root = options_.toolchain.cuda_root;
   load.gpu = options_.gpu;
-  load.l2_bytes = result_.gpu->l2_bytes;
   load.hang_timeout_seconds = job_.env.hang_timeout_seconds;
   load.readable = {std::filesystem::absolute(spec_.task_dir),
                    std::filesystem::absolute(library).parent_path()};

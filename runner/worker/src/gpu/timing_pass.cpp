@@ -1,6 +1,14 @@
 // The timing pass (workload_session.h, steps 4-5): interleaved candidate/baseline sample
 // pairs (triples with the incumbent) on inputs redrawn before each, until the stopping
 // criterion; then one more check against both references.
+//
+// The completion seal: a timed hosted call's outputs are copied, on the verifier's harness
+// stream, into buffers no host can reach (sealed_candidate_, sealed_incumbent_) as soon as the
+// host says its GPU work is done, and the verifier's clock of the round trip stops only when
+// the copy has finished. The comparison with the baseline reads the sealed copy. So a host that
+// answers early and lets part of the work run on (on a private stream, say, while the baseline
+// runs) gains nothing: that work either lands before the copy, and its time is on the clock
+// (judge_round_trip), or it is missing from what is compared (correctness).
 #include <algorithm>
 #include <chrono>
 
@@ -13,6 +21,12 @@ namespace kiln::worker {
 namespace {
 
 constexpr int64_t kWarmupPairs = 1;  // the first timed pair only warms clocks and caches
+constexpr int kSealCalibrations = 3;
+// The seal's cost allowed at most: its bytes read and written at half the HBM's peak, plus a
+// launch and a synchronize. Work of the candidate's left running while the verifier calibrates
+// would slow its copies; the bound keeps that from widening the allowance.
+constexpr double kSealFixedUs = 30;
+constexpr double kSealBandwidthShare = 0.5;
 
 }  // namespace
 
@@ -34,6 +48,11 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   // (judge_round_trip).
   std::vector<double> round_trip_overhead_us;
   const bool with_incumbent = job_.incumbent != nullptr;
+  auto seal_us = seal_cost_us();
+  if (!seal_us) {
+    harness_failure(seal_us.error().message);
+    return false;
+  }
   int64_t discarded = 0;
   bool clocks_unseen = false;  // NVML answered not ok for some sample
   const auto start = std::chrono::steady_clock::now();
@@ -59,13 +78,13 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
     }
     const int64_t call_no = job_.calls;
     const std::string phase = "timed sample " + std::to_string(pair);
-    CallReport c = call(Caller::kCandidate, inputs_, candidate_out_, true);
+    CallReport c = call(Caller::kCandidate, inputs_, candidate_out_, true, &sealed_candidate_);
     if (!gate_call(c, phase)) return false;
     // The incumbent second: the candidate still runs while no answer for these inputs exists.
     const int64_t incumbent_call_no = job_.calls;
     CallReport i;
     if (with_incumbent) {
-      i = call(Caller::kIncumbent, inputs_, incumbent_out_, true);
+      i = call(Caller::kIncumbent, inputs_, incumbent_out_, true, &sealed_incumbent_);
       if (!judge_incumbent([&] { return gate_call(i, phase); })) return false;
     }
     last = static_cast<int>(pair & 1);
@@ -73,13 +92,15 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
     if (!gate_call(b, "baseline")) return false;
     std::vector<const TensorSet*> earlier;
     if (pair > 1) earlier.push_back(&baseline_out_[last ^ 1]);
-    if (!check_against_baseline(candidate_out_, baseline_out_[last], earlier,
-                                poison_for_call(call_no), phase, gate::kCorrectness)) {
+    const std::string sealed =
+        phase + " (the outputs as they were when the process said the call's GPU work was done)";
+    if (!check_against_baseline(sealed_candidate_, baseline_out_[last], earlier,
+                                poison_for_call(call_no), sealed, gate::kCorrectness)) {
       return false;
     }
     if (with_incumbent && !judge_incumbent([&] {
-          return check_against_baseline(incumbent_out_, baseline_out_[last], earlier,
-                                        poison_for_call(incumbent_call_no), phase,
+          return check_against_baseline(sealed_incumbent_, baseline_out_[last], earlier,
+                                        poison_for_call(incumbent_call_no), sealed,
                                         gate::kCorrectness);
         })) {
       return false;
@@ -149,9 +170,10 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
                                         {"baseline_tail", spread(baseline_tail_us)}};
   const RoundTripVerdict round_trip = judge_round_trip(
       job_.candidate != nullptr ? job_.candidate->probe_overhead_us() : std::vector<double>(),
-      round_trip_overhead_us, result_->time_us->median);
+      round_trip_overhead_us, result_->time_us->median, *seal_us);
   result_->extra["timing_checks_us"]["round_trip"] = {{"probe_overhead", round_trip.probe_us},
                                                       {"call_overhead", round_trip.call_us},
+                                                      {"seal", round_trip.seal_us},
                                                       {"excess", round_trip.excess_us},
                                                       {"allowed", round_trip.allowed_us}};
   if (!round_trip.finding.empty()) {
@@ -203,6 +225,26 @@ bool WorkloadSession::timing_pass(const StoppingLimits& limits) {
   result_->extra["after_timing_errors"] = {
       {"max_abs", stats.max_abs}, {"max_rel", stats.max_rel}, {"mismatches", stats.mismatches}};
   return result_->passed;
+}
+
+Result<double> WorkloadSession::seal_cost_us() {
+  double least = 0;
+  for (int i = 0; i < kSealCalibrations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    if (auto s = copy_outputs(candidate_out_, sealed_candidate_); !s) return s.error();
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    least = i == 0 ? us : std::min(least, us);
+  }
+  const double hbm_gbps = job_.gpu != nullptr && job_.gpu->peak ? job_.gpu->peak->hbm_gbps : 0;
+  if (hbm_gbps <= 0) return least;
+  double bytes = 0;
+  for (size_t t = 0; t < layout_.tensors.size(); ++t) {
+    if (const GuardedBuffer* b = candidate_out_.at(t); layout_.tensors[t].is_output && b != nullptr)
+      bytes += static_cast<double>(b->bytes());
+  }
+  const double bound_us = kSealFixedUs + 2 * bytes / (kSealBandwidthShare * hbm_gbps * 1e3);
+  return std::min(least, bound_us);
 }
 
 }  // namespace kiln::worker

@@ -80,13 +80,23 @@ Status WorkloadSession::allocate(bool timing) {
       return s;
   }
   incumbent_out_ = TensorSet();
+  sealed_incumbent_ = TensorSet();
   if (timing && job_.incumbent != nullptr) {
     if (auto s =
             incumbent_out_.allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs);
         !s)
       return s;
+    if (auto s = sealed_incumbent_.allocate(layout_, false, true, job_.env.guard_seed,
+                                            &job_.next_band, hs);
+        !s)
+      return s;
   }
+  sealed_candidate_ = TensorSet();
   if (timing) {
+    if (auto s = sealed_candidate_.allocate(layout_, false, true, job_.env.guard_seed,
+                                            &job_.next_band, hs);
+        !s)
+      return s;
     baseline_first_ = TensorSet();
     return baseline_out_[1].allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band,
                                      hs);
@@ -246,26 +256,32 @@ Status WorkloadSession::perturb_inputs(TensorSet& inputs, uint64_t salt,
 }
 
 Status WorkloadSession::keep_outputs(const TensorSet& outputs, TensorSet* kept) {
-  const cudaStream_t hs = job_.env.harness_stream;
   *kept = TensorSet();
-  if (auto s = kept->allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band, hs); !s)
+  if (auto s = kept->allocate(layout_, false, true, job_.env.guard_seed, &job_.next_band,
+                              job_.env.harness_stream);
+      !s)
     return s;
+  return copy_outputs(outputs, *kept);
+}
+
+Status WorkloadSession::copy_outputs(const TensorSet& from, const TensorSet& to) {
+  const cudaStream_t hs = job_.env.harness_stream;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
-    const GuardedBuffer* from = outputs.at(t);
-    GuardedBuffer* to = kept->at(t);
-    if (!layout_.tensors[t].is_output || from == nullptr || to == nullptr) continue;
-    if (auto s =
-            cuda_ok(cudaMemcpyAsync(to->data(), from->data(), static_cast<size_t>(from->bytes()),
-                                    cudaMemcpyDeviceToDevice, hs),
-                    "keeping " + layout_.tensors[t].name);
+    const GuardedBuffer* source = from.at(t);
+    GuardedBuffer* target = to.at(t);
+    if (!layout_.tensors[t].is_output || source == nullptr || target == nullptr) continue;
+    if (auto s = cuda_ok(
+            cudaMemcpyAsync(target->data(), source->data(), static_cast<size_t>(source->bytes()),
+                            cudaMemcpyDeviceToDevice, hs),
+            "copying " + layout_.tensors[t].name);
         !s)
       return s;
   }
-  return cuda_ok(cudaStreamSynchronize(hs), "keeping outputs");
+  return cuda_ok(cudaStreamSynchronize(hs), "copying outputs");
 }
 
 CallReport WorkloadSession::call(Caller caller, const TensorSet& inputs, const TensorSet& outputs,
-                                 bool timed) {
+                                 bool timed, const TensorSet* seal) {
   const bool hosted = caller != Caller::kBaseline;
   CallRequest request;
   request.launch = job_.baseline;
@@ -279,7 +295,8 @@ CallReport WorkloadSession::call(Caller caller, const TensorSet& inputs, const T
   CallReport report;
   if (hosted) {
     const ScopedSeconds timed_call(wall(&WallTime::candidate_calls_s));
-    report = hosted_call(request, caller == Caller::kCandidate ? *job_.candidate : *job_.incumbent);
+    report = hosted_call(request, caller == Caller::kCandidate ? *job_.candidate : *job_.incumbent,
+                         seal);
   } else {
     const ScopedSeconds timed_call(wall(&WallTime::baseline_calls_s));
     auto now = input_checksums(job_.env, layout_, inputs);
@@ -299,19 +316,33 @@ CallReport WorkloadSession::call(Caller caller, const TensorSet& inputs, const T
   return report;
 }
 
-CallReport WorkloadSession::hosted_call(const CallRequest& request, CandidateHost& host) {
+CallReport WorkloadSession::hosted_call(const CallRequest& request, CandidateHost& host,
+                                        const TensorSet* seal) {
   // The window runs in the host; the checks before and after it run here, on the verifier's
-  // own view of the buffers.
+  // own view of the buffers, and so does a timed call's L2 flush: in the host's memory a
+  // candidate could skip it.
   CallReport report;
   report.owner = request.owner;
-  auto before = prepare_call(job_.env, layout_, request);
-  if (!before) {
-    report.harness_error = before.error().message;
+  auto harness_broke = [&](const std::string& message) {
+    report.harness_error = message;
     report.fatal = true;
     return report;
-  }
+  };
+  auto before = prepare_call(job_.env, layout_, request);
+  if (!before) return harness_broke(before.error().message);
   report.changed_before_call = changed_since_drawn(*request.inputs, *before);
-  host.call(layout_, *request.inputs, *request.outputs, request.timed, &report);
+  if (request.timed) {
+    if (auto s = settle_harness(job_.env, true); !s) return harness_broke(s.error().message);
+  }
+  std::string seal_error;
+  std::function<void()> at_ran;
+  if (seal != nullptr) {
+    at_ran = [&] {
+      if (auto s = copy_outputs(*request.outputs, *seal); !s) seal_error = s.error().message;
+    };
+  }
+  host.call(layout_, *request.inputs, *request.outputs, request.timed, at_ran, &report);
+  if (!seal_error.empty()) return harness_broke("sealing the outputs: " + seal_error);
   if (!report.fatal) finish_call(job_.env, layout_, request, *before, &report);
   return report;
 }

@@ -106,6 +106,10 @@ class WorkloadSession {
   bool timing_pass(const StoppingLimits& limits);  // timing_pass.cpp
 
  private:
+  // What the completion seal adds to a timed call's round trip, for judge_round_trip: the
+  // least of a few copies of the candidate's outputs into sealed_candidate_ on the verifier's
+  // clock, at most what the GPU's HBM needs for them plus a launch (timing_pass.cpp).
+  Result<double> seal_cost_us();
   struct OutputComparison {
     tasks::ErrorStats stats;  // first_mismatches carry expected/actual values
     int64_t bitwise = 0;
@@ -141,9 +145,15 @@ class WorkloadSession {
   bool inputs_as_drawn(const TensorSet& inputs, const std::string& phase);
   // A copy of `outputs`' output tensors in new device buffers (kept for a later comparison).
   Status keep_outputs(const TensorSet& outputs, TensorSet* kept);
-  CallReport call(Caller caller, const TensorSet& inputs, const TensorSet& outputs, bool timed);
-  // A hosted call (candidate or incumbent): the checks here, the window in `host`.
-  CallReport hosted_call(const CallRequest& request, CandidateHost& host);
+  // `from`'s output tensors into `to`'s (both allocated for this layout), finished on return.
+  Status copy_outputs(const TensorSet& from, const TensorSet& to);
+  // A hosted call with `seal` set copies its outputs there at the host's interim answer, before
+  // the verifier's clock stops (the completion seal: see timing_pass).
+  CallReport call(Caller caller, const TensorSet& inputs, const TensorSet& outputs, bool timed,
+                  const TensorSet* seal = nullptr);
+  // A hosted call (candidate or incumbent): the checks and, when timed, the L2 flush here, the
+  // window in `host`.
+  CallReport hosted_call(const CallRequest& request, CandidateHost& host, const TensorSet* seal);
   // Runs `check` on the incumbent's call or output: a gate it fails is recorded not against
   // the candidate but as the job's error, naming the incumbent. False when it failed.
   bool judge_incumbent(const std::function<bool()>& check);
@@ -217,7 +227,11 @@ class WorkloadSession {
   std::optional<tasks::ReferenceRun> cpu_answer_;  // the CPU reference's last answer
   bool anchored_ = false;                          // the GPU reference agreed with the CPU's
   TensorSet incumbent_out_;                        // the incumbent's outputs (timing pass)
-  bool judging_incumbent_ = false;                 // fail() records into incumbent_failure_
+  // The timed calls' outputs as they were when each host said its GPU work was done (the
+  // completion seal), in buffers never shared with a host: what the timing pass compares.
+  TensorSet sealed_candidate_;
+  TensorSet sealed_incumbent_;
+  bool judging_incumbent_ = false;  // fail() records into incumbent_failure_
   std::string incumbent_failure_;
   // Last: released before the buffers above are freed.
   HostShares shares_{job_.candidate};

@@ -11,11 +11,7 @@
 // the bound, not a proof (runner/worker/README.md, "The verifier's clock").
 // Must be caught by: candidate_process (the verifier's own clock of each round trip, less the
 // reported span, exceeds what the harness's empty probe calls cost before the library loaded).
-#include <elf.h>
-#include <link.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +19,7 @@
 #include <string>
 
 #include "../common/gemm_core.cuh"
+#include "../common/got_hook.h"
 
 namespace {
 
@@ -58,52 +55,13 @@ ssize_t forging_send(int fd, const void* data, size_t bytes, int flags) {
   return static_cast<ssize_t>(bytes);  // what the caller asked to send, all of it
 }
 
-// The executable's GOT slot for send (the first object dl_iterate_phdr reports).
-int find_send_slot(dl_phdr_info* info, size_t, void* out) {
-  const ElfW(Dyn)* dynamic = nullptr;
-  for (int i = 0; i < info->dlpi_phnum; ++i)
-    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-      dynamic = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-  if (dynamic == nullptr) return 1;
-  auto address = [&](ElfW(Addr) p) { return p < info->dlpi_addr ? p + info->dlpi_addr : p; };
-  const ElfW(Rela)* relocations = nullptr;
-  size_t relocation_bytes = 0;
-  const ElfW(Sym)* symbols = nullptr;
-  const char* names = nullptr;
-  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
-    if (d->d_tag == DT_JMPREL) relocations = reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr));
-    if (d->d_tag == DT_PLTRELSZ) relocation_bytes = d->d_un.d_val;
-    if (d->d_tag == DT_SYMTAB) symbols = reinterpret_cast<const ElfW(Sym)*>(address(d->d_un.d_ptr));
-    if (d->d_tag == DT_STRTAB) names = reinterpret_cast<const char*>(address(d->d_un.d_ptr));
-  }
-  if (relocations == nullptr || symbols == nullptr || names == nullptr) return 1;
-  for (size_t i = 0; i < relocation_bytes / sizeof(ElfW(Rela)); ++i) {
-    const ElfW(Sym)& symbol = symbols[ELF64_R_SYM(relocations[i].r_info)];
-    if (std::strcmp(names + symbol.st_name, "send") == 0) {
-      *static_cast<void***>(out) = reinterpret_cast<void**>(info->dlpi_addr + relocations[i].r_offset);
-      return 1;
-    }
-  }
-  return 1;  // only the executable
-}
-
-void redirect_send() {
-  void** slot = nullptr;
-  dl_iterate_phdr(find_send_slot, &slot);
-  if (slot == nullptr) return;
-  const long page = sysconf(_SC_PAGESIZE);
-  void* first = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slot) & ~(page - 1));
-  mprotect(first, static_cast<size_t>(page), PROT_READ | PROT_WRITE);  // under full RELRO
-  *slot = reinterpret_cast<void*>(&forging_send);
-}
-
 }  // namespace
 
 extern "C" int kiln_launch(const kiln_tensor* tensors, int n_tensors, const kiln_scalar*, int,
                            cudaStream_t stream) {
   static bool redirected = false;
   if (!redirected) {
-    redirect_send();
+    cheat::redirect_got("send", reinterpret_cast<void*>(&forging_send));
     redirected = true;
   }
   cheat::Gemm g;

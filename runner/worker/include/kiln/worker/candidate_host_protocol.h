@@ -16,10 +16,12 @@
 //   exit                                     (the host exits)
 //
 // Every call has two answers: `ran` as soon as the device-wide synchronize after kiln_launch
-// returned (the call's GPU work is done), then `called` with what the host found. The verifier's
-// clock of the round trip stops at `ran`, so the host's work after the GPU's (CUPTI's flush, the
-// device settings put back, the findings) is not charged to the call, and the verifier can act
-// on the outputs at `ran`, before the host's bookkeeping.
+// returned (the call's GPU work is done), then `called` with what the host found. At `ran` the
+// verifier seals a timed call's outputs (copies them into buffers no host can reach, which its
+// comparison then reads) and then stops its clock of the round trip, so the host's work after
+// the GPU's (CUPTI's flush, the device settings put back, the findings) is not charged to the
+// call, and work a host leaves running past an early `ran` is either on the clock or missing
+// from what is compared (runner/worker/README.md, "The verifier's clock").
 //
 // Between prepare and load the host is the harness's alone (set up and confined, the
 // candidate's library not yet opened): probe calls then run the whole call window around the
@@ -64,7 +66,6 @@ struct LoadRequest {
   std::filesystem::path library;    // the candidate's built shared object
   std::filesystem::path cuda_root;  // the toolkit the library links (kept readable)
   int gpu = 0;
-  int64_t l2_bytes = 0;                         // sizes the host's own L2 flush
   double hang_timeout_seconds = 60;             // one call's bound inside the host
   std::vector<std::filesystem::path> readable;  // besides the system's: what confinement keeps
   nlohmann::json to_json() const;

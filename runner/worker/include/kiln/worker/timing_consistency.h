@@ -47,32 +47,35 @@ TimingVerdict judge_timing(const TimingEvidence& evidence);
 // that writes the host's memory can report less GPU time than it used, which neither the
 // events nor the tail probe (both the host's too) can refute. The verifier times every round
 // trip itself; less the reported span, that is the window's own cost around the GPU work
-// (flush, gate, launch, synchronize, CUPTI, the messages). Probe calls measured that cost
-// before the candidate's library was opened (candidate_host_protocol.h), so a median cost
-// beyond the probes' by more than kRoundTripMarginUs + kRoundTripSlack * span is GPU time the
-// reports left out, or host time spent inside kiln_launch; either fails candidate_process. A
-// forged report can still hide up to that allowance, plus what a hostile host saves of the
+// (gate, launch, synchronize, the messages; for a call, the completion seal too). Probe calls
+// measured that cost before the candidate's library was opened (candidate_host_protocol.h), so a
+// median cost beyond the probes' by more than kRoundTripMarginUs + kRoundTripSlack * span is GPU
+// time the reports left out, or host time spent inside kiln_launch; either fails candidate_process.
+// A forged report can still hide up to that allowance, plus what a hostile host saves of the
 // window's own cost (runner/worker/README.md, "Threat model").
 struct RoundTripVerdict {
   double probe_us = 0;    // median over the probes: round trip less the reported span
   double call_us = 0;     // the same over the candidate's timed calls
+  double seal_us = 0;     // what the completion seal adds to each call (timing_pass.cpp)
   double excess_us = 0;   // call_us - probe_us
-  double allowed_us = 0;  // the excess the margins allow at this span
+  double allowed_us = 0;  // the excess the margins allow at this span, the seal's cost with it
   std::string finding;    // candidate_process's; empty when the clocks agree
 };
 
 // The margins leave about twice the largest honest excess the H200 showed (2026-12-03, two runs
 // of the worker's GPU tests, the zoo's fp16 GEMMs and the starters: up to 1.96 ms, at spans
-// from 3 us to 104 ms; the window's own cost moves by that much within a job and between jobs,
-// for reasons not yet found), so the bound is wide: runner/worker/README.md, "The verifier's
-// clock".
+// from 3 us to 104 ms; 2026-12-04, with the host's flush off the clock and the seal on it: up to
+// 1.77 ms; the window's own cost moves by about that much between jobs, for reasons not yet
+// found), so the bound is wide: runner/worker/README.md, "The verifier's clock".
 inline constexpr int kRoundTripProbes = 24;         // probe calls per candidate host
 inline constexpr double kRoundTripMarginUs = 4000;  // excess allowed, fixed part
 inline constexpr double kRoundTripSlack = 0.10;     // excess allowed, part of the span
 
 // `call_overhead_us`: per timed call, the verifier's round trip less the reported span;
-// `span_us`: the median reported span. No finding without probes or calls.
+// `span_us`: the median reported span; `seal_us`: the completion seal's cost, which the calls'
+// round trips carry and the probes' do not. No finding without probes or calls.
 RoundTripVerdict judge_round_trip(const std::vector<double>& probe_overhead_us,
-                                  const std::vector<double>& call_overhead_us, double span_us);
+                                  const std::vector<double>& call_overhead_us, double span_us,
+                                  double seal_us = 0);
 
 }  // namespace kiln::worker
