@@ -145,6 +145,19 @@ TEST(RoundTrip, TheSealsCostIsAllowedBesideTheMarginsAndNoMore) {
   EXPECT_NE(beyond.finding.find("before it was"), std::string::npos) << beyond.finding;
 }
 
+TEST(RoundTrip, TheSealsAllowanceIsItsMeasuredCostCappedByTheBytesItMoves) {
+  // 32 MiB of fp16 outputs on a 4800 GB/s part: the H200's copies took about 30 us (2026-12-04),
+  // under the cap of 30 us + 2 * 32 MiB at 2400 GB/s (58 us), so the measurement stands.
+  const double bytes = 32.0 * (1 << 20);
+  EXPECT_DOUBLE_EQ(seal_allowance_us(30, bytes, 4800), 30);
+  // Copies slowed by work left running beside them are not allowed beyond the cap.
+  const double cap = kSealFixedUs + 2 * bytes / (kSealBandwidthShare * 4800 * 1e3);
+  EXPECT_NEAR(cap, 57.96, 0.01);
+  EXPECT_DOUBLE_EQ(seal_allowance_us(5000, bytes, 4800), cap);
+  // Without the GPU's peak there is no cap to apply.
+  EXPECT_DOUBLE_EQ(seal_allowance_us(5000, bytes, 0), 5000);
+}
+
 TEST(RoundTrip, NoProbesOrNoCallsJudgesNothing) {
   EXPECT_TRUE(judge_round_trip({}, {5000}, 10).finding.empty());
   EXPECT_TRUE(judge_round_trip(probes(), {}, 10).finding.empty());

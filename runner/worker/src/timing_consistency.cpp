@@ -1,5 +1,6 @@
 #include "kiln/worker/timing_consistency.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "kiln/worker/sample_statistics.h"
@@ -47,6 +48,12 @@ TimingVerdict judge_timing(const TimingEvidence& e) {
                             "for what you start elsewhere");
   }
   return v;
+}
+
+double seal_allowance_us(double measured_us, double bytes, double hbm_gbps) {
+  if (hbm_gbps <= 0) return measured_us;
+  const double cap_us = kSealFixedUs + 2 * bytes / (kSealBandwidthShare * hbm_gbps * 1e3);
+  return std::min(measured_us, cap_us);
 }
 
 RoundTripVerdict judge_round_trip(const std::vector<double>& probe_overhead_us,

@@ -22,11 +22,6 @@ namespace {
 
 constexpr int64_t kWarmupPairs = 1;  // the first timed pair only warms clocks and caches
 constexpr int kSealCalibrations = 3;
-// The seal's cost allowed at most: its bytes read and written at half the HBM's peak, plus a
-// launch and a synchronize. Work of the candidate's left running while the verifier calibrates
-// would slow its copies; the bound keeps that from widening the allowance.
-constexpr double kSealFixedUs = 30;
-constexpr double kSealBandwidthShare = 0.5;
 
 }  // namespace
 
@@ -237,14 +232,12 @@ Result<double> WorkloadSession::seal_cost_us() {
     least = i == 0 ? us : std::min(least, us);
   }
   const double hbm_gbps = job_.gpu != nullptr && job_.gpu->peak ? job_.gpu->peak->hbm_gbps : 0;
-  if (hbm_gbps <= 0) return least;
   double bytes = 0;
   for (size_t t = 0; t < layout_.tensors.size(); ++t) {
     if (const GuardedBuffer* b = candidate_out_.at(t); layout_.tensors[t].is_output && b != nullptr)
       bytes += static_cast<double>(b->bytes());
   }
-  const double bound_us = kSealFixedUs + 2 * bytes / (kSealBandwidthShare * hbm_gbps * 1e3);
-  return std::min(least, bound_us);
+  return seal_allowance_us(least, bytes, hbm_gbps);
 }
 
 }  // namespace kiln::worker

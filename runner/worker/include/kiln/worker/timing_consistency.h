@@ -71,6 +71,16 @@ inline constexpr int kRoundTripProbes = 24;         // probe calls per candidate
 inline constexpr double kRoundTripMarginUs = 4000;  // excess allowed, fixed part
 inline constexpr double kRoundTripSlack = 0.10;     // excess allowed, part of the span
 
+// The completion seal's cost as judge_round_trip allows it: `measured_us` (the least of the
+// verifier's own copies of the outputs) capped at their `bytes` read and written at
+// kSealBandwidthShare of the HBM's peak `hbm_gbps`, plus kSealFixedUs for a launch and a
+// synchronize; uncapped when the peak is unknown (0). Work of the candidate's left running
+// while the verifier calibrates would slow its copies; the cap keeps that from widening the
+// allowance.
+inline constexpr double kSealFixedUs = 30;
+inline constexpr double kSealBandwidthShare = 0.5;
+double seal_allowance_us(double measured_us, double bytes, double hbm_gbps);
+
 // `call_overhead_us`: per timed call, the verifier's round trip less the reported span;
 // `span_us`: the median reported span; `seal_us`: the completion seal's cost, which the calls'
 // round trips carry and the probes' do not. No finding without probes or calls.
