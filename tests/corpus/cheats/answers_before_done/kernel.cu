@@ -47,8 +47,10 @@ void empty_hidden(std::string* line) {
   for (int depth = 1; i < line->size() && depth > 0; ++i) {
     const char c = (*line)[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[') {
@@ -75,7 +77,8 @@ ssize_t early_send(int fd, const void* data, size_t bytes, int flags) {
   if (line.find("\"op\":\"ran\"") != std::string::npos) {
     const ssize_t sent = real_send(fd, data, bytes, flags);
     if (tail_pending) {
-      if (private_stream == nullptr) cudaStreamCreateWithFlags(&private_stream, cudaStreamNonBlocking);
+      if (private_stream == nullptr)
+        cudaStreamCreateWithFlags(&private_stream, cudaStreamNonBlocking);
       cheat::launch(tail, private_stream);
       tail_pending = false;
     }

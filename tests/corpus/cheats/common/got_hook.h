@@ -32,7 +32,8 @@ inline int find_got_slots(dl_phdr_info* info, size_t, void* out) {
   const ElfW(Sym)* symbols = nullptr;
   const char* names = nullptr;
   for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
-    if (d->d_tag == DT_JMPREL) relocations = reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr));
+    if (d->d_tag == DT_JMPREL)
+      relocations = reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr));
     if (d->d_tag == DT_PLTRELSZ) relocation_bytes = d->d_un.d_val;
     if (d->d_tag == DT_SYMTAB) symbols = reinterpret_cast<const ElfW(Sym)*>(address(d->d_un.d_ptr));
     if (d->d_tag == DT_STRTAB) names = reinterpret_cast<const char*>(address(d->d_un.d_ptr));
@@ -53,7 +54,8 @@ inline void redirect_got(const char* name, void* to) {
   dl_iterate_phdr(find_got_slots, slots);
   if (slots[0].address == nullptr) return;
   const long page = sysconf(_SC_PAGESIZE);
-  void* first = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slots[0].address) & ~(page - 1));
+  void* first =
+      reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slots[0].address) & ~(page - 1));
   mprotect(first, static_cast<size_t>(page), PROT_READ | PROT_WRITE);  // under full RELRO
   *slots[0].address = to;
 }
