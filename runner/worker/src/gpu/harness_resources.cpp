@@ -18,7 +18,6 @@ Status HarnessResources::init(std::optional<int64_t> flush_l2_bytes) {
     return s;
   if (flush_l2_bytes) {
     if (auto s = flush_.init(*flush_l2_bytes); !s) return s;
-    flushes_ = true;
   }
   if (auto s = gate_.init(); !s) return s;
   return scratch_.init();
@@ -28,7 +27,7 @@ CallEnvironment HarnessResources::environment() {
   CallEnvironment env;
   env.launch_stream = launch_stream_;
   env.harness_stream = harness_stream_;
-  env.flush = flushes_ ? &flush_ : nullptr;
+  env.flush = flush_.bytes() > 0 ? &flush_ : nullptr;
   env.gate = &gate_;
   env.scratch = &scratch_;
   return env;

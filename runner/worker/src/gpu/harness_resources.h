@@ -39,8 +39,7 @@ class HarnessResources {
  private:
   cudaStream_t launch_stream_ = nullptr;
   cudaStream_t harness_stream_ = nullptr;
-  L2Flush flush_;
-  bool flushes_ = false;
+  L2Flush flush_;  // initialized (bytes() > 0) only when the process flushes
   LaunchGate gate_;
   HarnessScratch scratch_;
 };

@@ -21,7 +21,7 @@ class L2Flush {
   Status init(int64_t l2_bytes);
   // Enqueues the flush on `stream` (the caller synchronizes before the timed call).
   Status enqueue(cudaStream_t stream);
-  int64_t bytes() const { return bytes_; }
+  int64_t bytes() const { return bytes_; }  // 0 until init
 
  private:
   void* buffer_ = nullptr;
